@@ -1,0 +1,65 @@
+// ApiError and the catalog of every error body the API answers with, in the original's shapes:
+//   404 {"message":"404 Project Not Found"}      400 {"error":"name is missing"}
+//   403 {"message":"403 Forbidden - <reason>"}    400 {"message":{"email":["is invalid"]}}
+// Throw them from anywhere; the error handler in app.ts writes them out.
+
+export type ErrorBody = Record<string, unknown>
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: ErrorBody,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.message === 'string' ? body.message : JSON.stringify(body))
+  }
+}
+
+/** Field-keyed validation messages, as `{"message":{"path":["has already been taken"]}}`. */
+export type FieldErrors = Record<string, string[]>
+
+export const notFound = (thing?: string) =>
+  new ApiError(404, { message: thing ? `404 ${thing} Not Found` : '404 Not Found' })
+
+export const unauthorized = () => new ApiError(401, { message: '401 Unauthorized' })
+
+export const forbidden = (reason?: string) =>
+  new ApiError(403, { message: reason ? `403 Forbidden - ${reason}` : '403 Forbidden' })
+
+export const badRequest = (message: string) => new ApiError(400, { message })
+
+/** A 4xx whose message is shown as is, for the endpoints that answer plain sentences. */
+export const apiError = (statusCode: number, message: string) => new ApiError(statusCode, { message })
+
+export const conflict = (message: string) => new ApiError(409, { message })
+
+export const notModified = () => new ApiError(304, {})
+
+export const missingParam = (...names: string[]) =>
+  new ApiError(400, { error: names.map((n) => `${n} is missing`).join(', ') })
+
+export const invalidParam = (...names: string[]) =>
+  new ApiError(400, { error: names.map((n) => `${n} is invalid`).join(', ') })
+
+/** At least one of the named parameters must be given (Grape's at_least_one_of). */
+export const missingOneOf = (...names: string[]) =>
+  new ApiError(400, { error: `${names.join(', ')} are missing, at least one parameter must be provided` })
+
+/** Mutually exclusive parameters given together (Grape's mutually_exclusive). */
+export const mutuallyExclusive = (...names: string[]) =>
+  new ApiError(400, { error: `${names.join(', ')} are mutually exclusive` })
+
+export const validationFailed = (errors: FieldErrors, statusCode = 400) => new ApiError(statusCode, { message: errors })
+
+export const insufficientScope = (scopes: readonly string[]) =>
+  new ApiError(403, {
+    error: 'insufficient_scope',
+    error_description: 'The request requires higher privileges than provided by the access token.',
+    scope: scopes.join(' '),
+  }, { 'www-authenticate': `Bearer realm="Protected by OAuth 2.0", error="insufficient_scope", scope="${scopes.join(' ')}"` })
+
+/** An expired or revoked token: the OAuth "invalid_token" answer the original gives. */
+export const invalidToken = (description: string) =>
+  new ApiError(401, { error: 'invalid_token', error_description: description }, {
+    'www-authenticate': `Bearer realm="Protected by OAuth 2.0", error="invalid_token", error_description="${description}"`,
+  })

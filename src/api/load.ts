@@ -1,0 +1,90 @@
+// The only way a route gets a project, group or user by the `:id` of its path: look it up by numeric
+// id or full path, then answer 404 unless the caller may see it, so private resources can never
+// leak by a forgotten check. `authorize` turns a policy answer into 403.
+import type { FastifyRequest } from 'fastify'
+import type { NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
+import { NO_PROJECT_ACCESS, groupAccessFor, groupVisibleTo, projectAccessFor, type ProjectAccess } from '../finders/access.js'
+import { canReadProject, type ProjectSubject } from '../policies/project-policy.js'
+import { forbidden, notFound } from './errors.js'
+
+const NUMERIC_ID = /^\d+$/
+
+export interface LoadedProject extends ProjectSubject {
+  project: ProjectRow
+  namespace: NamespaceRow
+  access: ProjectAccess
+}
+
+export interface LoadedGroup {
+  group: NamespaceRow
+  /** The caller's highest membership of the group or its ancestors; 0 for none. */
+  accessLevel: number
+}
+
+/** A project by id or URL-decoded full path, 404 unless the caller can read it. */
+export async function loadProject(req: FastifyRequest, idOrPath: string): Promise<LoadedProject> {
+  const { db } = req.server.ingot
+  const found = await findProject(req, idOrPath)
+  if (found === undefined) throw notFound('Project')
+  const { project, namespace } = found
+  const actor = req.actor
+  const access = actor === null
+    ? NO_PROJECT_ACCESS
+    : (await projectAccessFor(db, actor.user.id, [project.id])).get(project.id) ?? NO_PROJECT_ACCESS
+  if (!canReadProject(actor, project, access)) throw notFound('Project')
+  return { project, namespace, access }
+}
+
+async function findProject(req: FastifyRequest, idOrPath: string): Promise<{ project: ProjectRow; namespace: NamespaceRow } | undefined> {
+  const { db } = req.server.ingot
+  let project: ProjectRow | undefined
+  if (NUMERIC_ID.test(idOrPath)) {
+    project = await db.selectFrom('projects').selectAll().where('id', '=', Number(idOrPath)).executeTakeFirst()
+  } else {
+    const slash = idOrPath.lastIndexOf('/')
+    if (slash <= 0) return undefined
+    project = await db.selectFrom('projects').selectAll('projects')
+      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+      .where('namespaces.full_path_lower', '=', idOrPath.slice(0, slash).toLowerCase())
+      .where('projects.path_lower', '=', idOrPath.slice(slash + 1).toLowerCase())
+      .executeTakeFirst()
+  }
+  if (project === undefined) return undefined
+  const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
+  return { project, namespace }
+}
+
+/** A group by id or URL-decoded full path, 404 unless the caller can see it. */
+export async function loadGroup(req: FastifyRequest, idOrPath: string): Promise<LoadedGroup> {
+  const { db } = req.server.ingot
+  const group = await db.selectFrom('namespaces').selectAll()
+    .where('kind', '=', 'group')
+    .where(NUMERIC_ID.test(idOrPath) ? 'id' : 'full_path_lower', '=', NUMERIC_ID.test(idOrPath) ? Number(idOrPath) : idOrPath.toLowerCase())
+    .where(groupVisibleTo(req.actor))
+    .executeTakeFirst()
+  if (group === undefined) throw notFound('Group')
+  const accessLevel = req.actor === null ? 0 : await groupAccessFor(db, req.actor.user.id, group.id)
+  return { group, accessLevel }
+}
+
+/** A user by numeric id, or by username where `byUsername` allows it; the ghost is never found. */
+export async function loadUser(req: FastifyRequest, idOrUsername: string | number, options: { byUsername?: boolean } = {}): Promise<UserRow> {
+  const { db } = req.server.ingot
+  const key = String(idOrUsername)
+  const query = db.selectFrom('users').selectAll().where('ghost', '=', 0)
+  const user = NUMERIC_ID.test(key)
+    ? await query.where('id', '=', Number(key)).executeTakeFirst()
+    : options.byUsername ? await query.where('username_lower', '=', key.toLowerCase()).executeTakeFirst() : undefined
+  if (user === undefined) throw notFound('User')
+  return user
+}
+
+/** 403 unless the policy allowed it (for writes on resources the caller can already see). */
+export function authorize(allowed: boolean, reason?: string): void {
+  if (!allowed) throw forbidden(reason)
+}
+
+/** 403 unless the caller is an administrator. */
+export function requireAdmin(req: FastifyRequest): void {
+  if (req.actor === null || req.actor.user.admin !== 1) throw forbidden()
+}

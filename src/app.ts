@@ -1,0 +1,107 @@
+// buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as clients
+// send them), authentication, the error handler that keeps every failure in the original's
+// shapes, health checks, and /api/v4.
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import qs from 'qs'
+import type { AppContext } from './context.js'
+import { ApiError } from './api/errors.js'
+import { addParamKeywords } from './api/params.js'
+import { registerAuthentication } from './auth/authenticate.js'
+import { databaseAnswers } from './db/index.js'
+import { RequestLog } from './request-log.js'
+import apiV4 from './api/v4/index.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ingot: AppContext
+  }
+}
+
+/** `a[]=1&a[]=2` arrays and `h[key]=v` hashes, as the v4 API's clients encode them. */
+const parseParams = (text: string) =>
+  qs.parse(text, { depth: 3, arrayLimit: 200, parameterLimit: 2000, allowDots: false, duplicates: 'last' }) as Record<string, unknown>
+
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    logController: new RequestLog(),
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      maxParamLength: 4096,
+      querystringParser: parseParams,
+    },
+    bodyLimit: 10 * 1024 * 1024,
+    ajv: {
+      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false },
+      plugins: [addParamKeywords],
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.decorate('ingot', ctx)
+
+  // JSON bodies may be empty (clients send a content type on body-less POSTs such as star).
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim()
+    if (text === '') return done(null, {})
+    try {
+      done(null, JSON.parse(text))
+    } catch {
+      done(new ApiError(400, { message: 'The request body is not valid JSON' }), undefined)
+    }
+  })
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, parseParams(body as string))
+  })
+
+  registerAuthentication(app, ctx.db)
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: '404 Not Found' }))
+
+  app.get('/-/liveness', { config: { auth: 'none' } }, async () => ({ status: 'ok' }))
+  app.get('/-/readiness', { config: { auth: 'none' } }, async (_req, reply) => {
+    const ok = await databaseAnswers(ctx.db)
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'failed', database: { status: ok ? 'ok' : 'failed' } })
+  })
+  await app.register(apiV4, { prefix: '/api/v4' })
+  return app
+}
+
+interface ValidationIssue {
+  keyword: string
+  instancePath: string
+  params: Record<string, unknown>
+}
+
+/** `/actions/0/file_path` → `actions[0][file_path]`, the way the original names nested params. */
+function paramName(path: string): string {
+  const [first = '', ...rest] = path.split('/').filter((p) => p !== '')
+  return first + rest.map((p) => `[${p}]`).join('')
+}
+
+function validationMessage(issues: readonly ValidationIssue[]): string {
+  const messages = issues.map((issue) => {
+    if (issue.keyword === 'required') {
+      const missing = String(issue.params.missingProperty ?? '')
+      return `${paramName(`${issue.instancePath}/${missing}`)} is missing`
+    }
+    return `${paramName(issue.instancePath) || 'body'} is invalid`
+  })
+  return [...new Set(messages)].join(', ')
+}
+
+function handleError(error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ApiError) {
+    return reply.code(error.statusCode).headers(error.headers).send(error.statusCode === 304 ? undefined : error.body)
+  }
+  if (error.validation) {
+    return reply.code(400).send({ error: validationMessage(error.validation as ValidationIssue[]) })
+  }
+  const status = error.statusCode ?? 500
+  if (status >= 400 && status < 500) {
+    return reply.code(status).send({ message: `${status} ${error.message}` })
+  }
+  req.log.error({ err: error }, 'request failed')
+  return reply.code(500).send({ message: '500 Internal Server Error' })
+}

@@ -1,0 +1,18 @@
+// The caller of a request once credentials (and sudo) are resolved.
+import type { AccessTokenRow, UserRow } from '../db/schema.js'
+
+export type Scope = 'api' | 'read_user' | 'read_repository' | 'sudo'
+export const SCOPES: readonly Scope[] = ['api', 'read_user', 'read_repository', 'sudo']
+
+export interface Actor {
+  /** The user the request acts as: the token's owner, or the sudo target. */
+  user: UserRow
+  /** The token that authenticated the request. */
+  token: AccessTokenRow
+  /** The administrator who sent the request, when it acts as another user through sudo. */
+  sudoFrom: UserRow | null
+}
+
+export function isAdmin(actor: Actor | null): boolean {
+  return actor !== null && actor.user.admin === 1
+}

@@ -1,0 +1,125 @@
+// Resolves the credentials of every request to req.actor (spec: Authentication), before bodies are
+// parsed or parameters validated, as the original does:
+//   private_token query / Private-Token header: personal and impersonation tokens
+//   access_token query / Authorization: Bearer:  OAuth tokens (and personal ones, as the original)
+// Each route declares in its config whether a caller is required and which token scopes it
+// accepts (default: api), then sudo is applied.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Db } from '../db/index.js'
+import type { AccessTokenRow, TokenKind, UserRow } from '../db/schema.js'
+import { parseJsonArray, today } from '../db/values.js'
+import { forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../api/errors.js'
+import { tokenDigest } from './secrets.js'
+import type { Actor, Scope } from './actor.js'
+
+export type AuthMode = 'required' | 'optional' | 'none'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor: Actor | null
+  }
+  interface FastifyContextConfig {
+    /** Whether the route needs a caller ('required', the default), takes one ('optional'), or is not part of the API ('none'). */
+    auth?: AuthMode
+    /** Token scopes that may call the route; default ['api']. */
+    scopes?: readonly Scope[]
+  }
+}
+
+const DEFAULT_SCOPES: readonly Scope[] = ['api']
+const PRIVATE_TOKEN_KINDS: readonly TokenKind[] = ['personal', 'impersonation']
+const LAST_USED_RESOLUTION_MS = 10 * 60 * 1000
+
+interface Credential {
+  token: string
+  kinds: readonly TokenKind[] | null
+}
+
+export function registerAuthentication(app: FastifyInstance, db: Db): void {
+  app.decorateRequest('actor', null)
+  app.addHook('onRequest', async (req) => {
+    const config = req.routeOptions.config
+    const mode: AuthMode = config.auth ?? (req.routeOptions.url === undefined ? 'none' : 'required')
+    if (mode === 'none') return
+    const credential = credentialOf(req)
+    if (credential !== null) {
+      const { token, user } = await findTokenOwner(db, credential)
+      checkScopes(token, config.scopes ?? DEFAULT_SCOPES)
+      req.actor = await applySudo(db, req, { user, token, sudoFrom: null })
+      await recordActivity(db, token, req.actor.user)
+    } else if (sudoIdentifier(req) !== null) {
+      throw unauthorized()
+    }
+    if (mode === 'required' && req.actor === null) throw unauthorized()
+  })
+}
+
+function credentialOf(req: FastifyRequest): Credential | null {
+  const query = req.query as Record<string, unknown>
+  const header = (name: string) => {
+    const value = req.headers[name]
+    return typeof value === 'string' && value !== '' ? value : null
+  }
+  const privateToken = header('private-token') ?? stringParam(query.private_token)
+  if (privateToken !== null) return { token: privateToken, kinds: PRIVATE_TOKEN_KINDS }
+  const authorization = header('authorization')
+  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null
+  const accessToken = bearer ?? stringParam(query.access_token)
+  if (accessToken !== null) return { token: accessToken, kinds: null }
+  return null
+}
+
+function stringParam(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null
+}
+
+async function findTokenOwner(db: Db, credential: Credential): Promise<{ token: AccessTokenRow; user: UserRow }> {
+  const token = await db.selectFrom('access_tokens').selectAll()
+    .where('token_digest', '=', tokenDigest(credential.token)).executeTakeFirst()
+  if (token === undefined || (credential.kinds !== null && !credential.kinds.includes(token.kind))) {
+    throw unauthorized()
+  }
+  if (token.revoked) throw invalidToken('Token was revoked. You have to re-authorize from the user.')
+  if (token.expires_at !== null && token.expires_at <= Date.now()) throw invalidToken('Token has expired.')
+  const user = await db.selectFrom('users').selectAll().where('id', '=', token.user_id).executeTakeFirstOrThrow()
+  if (user.state === 'blocked') throw forbidden('User is blocked')
+  return { token, user }
+}
+
+function checkScopes(token: AccessTokenRow, accepted: readonly Scope[]): void {
+  const granted = parseJsonArray(token.scopes)
+  if (!accepted.some((scope) => granted.includes(scope))) throw insufficientScope(accepted)
+}
+
+function sudoIdentifier(req: FastifyRequest): string | null {
+  const header = req.headers.sudo
+  if (typeof header === 'string' && header !== '') return header
+  return stringParam((req.query as Record<string, unknown>).sudo)
+}
+
+/** Sudo exactly as specified: admin owner, a token with the sudo scope, an existing target. */
+async function applySudo(db: Db, req: FastifyRequest, actor: Actor): Promise<Actor> {
+  const identifier = sudoIdentifier(req)
+  if (identifier === null) return actor
+  if (!actor.user.admin) throw forbidden('Must be admin to use sudo')
+  checkScopes(actor.token, ['sudo'])
+  const query = db.selectFrom('users').selectAll().where('ghost', '=', 0)
+  const target = await (/^\d+$/.test(identifier)
+    ? query.where('id', '=', Number(identifier))
+    : query.where('username_lower', '=', identifier.toLowerCase())
+  ).executeTakeFirst()
+  if (target === undefined) throw notFound(`User with ID or username '${identifier}'`)
+  return { user: target, token: actor.token, sudoFrom: actor.user }
+}
+
+/** Token last use (at most every ten minutes) and the user's activity day, without a write per request. */
+async function recordActivity(db: Db, token: AccessTokenRow, user: UserRow): Promise<void> {
+  const now = Date.now()
+  if (token.last_used_at === null || now - token.last_used_at > LAST_USED_RESOLUTION_MS) {
+    await db.updateTable('access_tokens').set({ last_used_at: now }).where('id', '=', token.id).execute()
+  }
+  const day = today(now)
+  if (user.last_activity_on !== day) {
+    await db.updateTable('users').set({ last_activity_on: day }).where('id', '=', user.id).execute()
+  }
+}

@@ -1,0 +1,91 @@
+// Every INGOT_* setting, parsed and validated once at start. A bad value stops the process with a
+// message that names the variable; nothing else in the code reads process.env.
+import path from 'node:path'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  /** Empty for the embedded SQLite database in the data directory. */
+  databaseUrl: string
+  /** Base of every URL the API returns, without a trailing slash. */
+  externalUrl: string
+  /** First start only: the password and token seeded for `root`. */
+  rootPassword: string | null
+  rootToken: string | null
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = parsePort(env.INGOT_PORT)
+  const host = nonEmpty(env.INGOT_HOST) ?? '127.0.0.1'
+  const dataDir = path.resolve(nonEmpty(env.INGOT_DATA_DIR) ?? './data')
+  const databaseUrl = parseDatabaseUrl(env.INGOT_DATABASE_URL)
+  const externalUrl = parseExternalUrl(env.INGOT_EXTERNAL_URL, port)
+  const rootPassword = nonEmpty(env.INGOT_ROOT_PASSWORD)
+  if (rootPassword !== null && rootPassword.length < 8) {
+    throw new ConfigError('INGOT_ROOT_PASSWORD must be at least 8 characters long')
+  }
+  const rootToken = nonEmpty(env.INGOT_ROOT_TOKEN)
+  if (rootToken !== null && !/^[A-Za-z0-9_\-.]{16,128}$/.test(rootToken)) {
+    throw new ConfigError('INGOT_ROOT_TOKEN must be 16 to 128 characters of letters, digits, "_", "-" or "."')
+  }
+  const logLevel = nonEmpty(env.INGOT_LOG_LEVEL) ?? 'info'
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`INGOT_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`)
+  }
+  return {
+    port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
+    logLevel: logLevel as Config['logLevel'],
+  }
+}
+
+function nonEmpty(value: string | undefined): string | null {
+  return value === undefined || value.trim() === '' ? null : value.trim()
+}
+
+function parsePort(value: string | undefined): number {
+  const raw = nonEmpty(value)
+  if (raw === null) return 8080
+  const port = Number(raw)
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
+    throw new ConfigError(`INGOT_PORT must be a port number from 1 to 65535, not "${raw}"`)
+  }
+  return port
+}
+
+function parseDatabaseUrl(value: string | undefined): string {
+  const raw = nonEmpty(value)
+  if (raw === null) return ''
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(`INGOT_DATABASE_URL is not a URL: "${raw}"`)
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('INGOT_DATABASE_URL must be empty (embedded SQLite) or a postgres:// URL')
+  }
+  return raw
+}
+
+function parseExternalUrl(value: string | undefined, port: number): string {
+  const raw = nonEmpty(value) ?? `http://localhost:${port}`
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(`INGOT_EXTERNAL_URL is not a URL: "${raw}"`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('INGOT_EXTERNAL_URL must start with http:// or https://')
+  }
+  if (url.search || url.hash) throw new ConfigError('INGOT_EXTERNAL_URL must not have a query or fragment')
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
+}

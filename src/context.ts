@@ -1,0 +1,45 @@
+// The long-lived parts of a running Ingot, created once per process and handed to routes,
+// services and jobs: configuration, database, repository storage and the job queue.
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from './config.js'
+import { migrateToLatest, openDatabase, type Db, type Dialect } from './db/index.js'
+import { RepositoryStorage } from './git/storage.js'
+import { JobQueue } from './jobs/queue.js'
+import { defineHousekeeping } from './jobs/housekeeping.js'
+
+export interface AppContext {
+  config: Config
+  db: Db
+  dialect: Dialect
+  repositories: RepositoryStorage
+  jobs: JobQueue
+  log: FastifyBaseLogger
+  close(): Promise<void>
+}
+
+/** Opens the database, brings its schema up to date and sets up storage and jobs. */
+export async function openContext(config: Config, log: FastifyBaseLogger): Promise<AppContext> {
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  try {
+    const applied = await migrateToLatest(database.db)
+    if (applied.length > 0) log.info({ migrations: applied }, 'database migrated')
+  } catch (err) {
+    await database.close()
+    throw err
+  }
+  const jobs = new JobQueue(database.db, log)
+  const ctx: AppContext = {
+    config,
+    db: database.db,
+    dialect: database.dialect,
+    repositories: new RepositoryStorage(config.dataDir),
+    jobs,
+    log,
+    async close() {
+      await jobs.stop()
+      await database.close()
+    },
+  }
+  defineHousekeeping(ctx)
+  return ctx
+}

@@ -1,0 +1,74 @@
+// Kysely over better-sqlite3 (the embedded default) or PostgreSQL, with one representation per type
+// on both (see values.ts), and the migrator that runs at every start.
+import fs from 'node:fs'
+import path from 'node:path'
+import SQLite from 'better-sqlite3'
+import pg from 'pg'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely'
+import type { Database } from './schema.js'
+import { migrations } from './migrations/index.js'
+
+export type Db = Kysely<Database>
+/** An open transaction; it is also a Db, so finders and services take either. */
+export type Tx = Transaction<Database>
+export type Dialect = 'sqlite' | 'postgres'
+
+export interface DatabaseHandle {
+  db: Db
+  dialect: Dialect
+  close(): Promise<void>
+}
+
+export interface DatabaseOptions {
+  /** Empty: SQLite file `ingot.sqlite3` in dataDir. Otherwise a postgres:// URL. */
+  databaseUrl: string
+  dataDir: string
+  poolSize?: number
+}
+
+// int8 (counts, epoch-millisecond timestamps) and numeric come back as JS numbers: every value we
+// store fits in 2^53, and both dialects then hand the same types to the code above.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (v: string) => Number(v)
+    return pg.types.getTypeParser(oid, format)
+  },
+} as pg.CustomTypesConfig
+
+export function openDatabase(options: DatabaseOptions): DatabaseHandle {
+  if (options.databaseUrl === '') {
+    fs.mkdirSync(options.dataDir, { recursive: true })
+    const file = new SQLite(path.join(options.dataDir, 'ingot.sqlite3'))
+    file.pragma('journal_mode = WAL')
+    file.pragma('synchronous = NORMAL')
+    file.pragma('foreign_keys = ON')
+    file.pragma('busy_timeout = 5000')
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) })
+    return { db, dialect: 'sqlite', close: () => db.destroy() }
+  }
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize ?? 10,
+    types: pgTypes,
+  })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return { db, dialect: 'postgres', close: () => db.destroy() }
+}
+
+/** Brings the schema up to date; safe to run at every start and from several processes. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) throw error instanceof Error ? error : new Error(String(error))
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+/** True when the database answers a trivial query (readiness). */
+export async function databaseAnswers(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,7 @@
+// Every migration, in order. Kysely records which have run; never edit one that has landed on main.
+import type { Migration } from 'kysely'
+import * as m0001 from './0001_initial.js'
+
+export const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+}

@@ -1,0 +1,267 @@
+// The Kysely view of the schema built by migrations/. Columns are snake_case like the API's fields.
+// Representations (epoch ms, 0/1 flags, 'YYYY-MM-DD' dates, JSON text) are explained in values.ts.
+// Columns typed Generated<…> have database defaults and may be left out of inserts.
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { Flag } from './values.js'
+
+export type VisibilityLevel = 0 | 10 | 20
+export type NamespaceKind = 'user' | 'group'
+export type MemberSource = 'project' | 'group'
+export type TokenKind = 'personal' | 'impersonation' | 'oauth'
+export type CustomAttributeSubject = 'user' | 'group' | 'project'
+
+export interface UsersTable {
+  id: Generated<number>
+  username: string
+  /** Lower-cased username: unique, the case-insensitive lookup key. */
+  username_lower: string
+  email: string
+  email_lower: string
+  name: string
+  /** argon2id hash; null for users who cannot sign in with a password (the ghost). */
+  password_digest: string | null
+  /** Set when an admin sets the password: the user must change it at next sign-in. */
+  password_expires_at: number | null
+  state: Generated<'active' | 'blocked'>
+  admin: Generated<Flag>
+  external: Generated<Flag>
+  /** The placeholder that receives contributions of soft-deleted users. */
+  ghost: Generated<Flag>
+  can_create_group: Generated<Flag>
+  projects_limit: number
+  private_profile: Generated<Flag>
+  two_factor_enabled: Generated<Flag>
+  bio: Generated<string>
+  location: Generated<string>
+  public_email: Generated<string>
+  messenger: Generated<string>
+  professional_network: Generated<string>
+  microblog: Generated<string>
+  website_url: Generated<string>
+  organization: Generated<string>
+  theme_id: Generated<number>
+  color_scheme_id: Generated<number>
+  avatar_path: string | null
+  status_emoji: string | null
+  status_message: string | null
+  confirmed_at: number | null
+  current_sign_in_at: number | null
+  last_sign_in_at: number | null
+  last_activity_on: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface IdentitiesTable {
+  id: Generated<number>
+  user_id: number
+  provider: string
+  extern_uid: string
+  created_at: number
+}
+
+/** Personal, impersonation and OAuth access tokens share this table; only digests are stored. */
+export interface AccessTokensTable {
+  id: Generated<number>
+  user_id: number
+  kind: TokenKind
+  name: string
+  /** SHA-256 hex of the token. */
+  token_digest: string
+  /** JSON array of scope names. */
+  scopes: string
+  expires_at: number | null
+  revoked: Generated<Flag>
+  last_used_at: number | null
+  created_at: number
+}
+
+export interface SshKeysTable {
+  id: Generated<number>
+  user_id: number
+  title: string
+  key: string
+  /** SHA256:base64 fingerprint of the key blob: unique across the instance. */
+  fingerprint: string
+  key_type: string
+  key_bits: number
+  created_at: number
+}
+
+/** Users' personal namespaces and groups (a group's id is its namespace id). */
+export interface NamespacesTable {
+  id: Generated<number>
+  kind: NamespaceKind
+  name: string
+  path: string
+  /** 'parent/child/leaf', kept for every descendant when a path changes. */
+  full_path: string
+  full_path_lower: string
+  /** 'Parent / Child / Leaf', kept like full_path. */
+  full_name: string
+  parent_id: number | null
+  /** The user who owns a personal namespace; null for groups. */
+  owner_id: number | null
+  description: Generated<string>
+  visibility_level: VisibilityLevel
+  lfs_enabled: Generated<Flag>
+  request_access_enabled: Generated<Flag>
+  avatar_path: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface ProjectsTable {
+  id: Generated<number>
+  namespace_id: number
+  name: string
+  path: string
+  path_lower: string
+  description: string | null
+  visibility_level: VisibilityLevel
+  creator_id: number
+  default_branch: string | null
+  archived: Generated<Flag>
+  issues_enabled: Generated<Flag>
+  merge_requests_enabled: Generated<Flag>
+  jobs_enabled: Generated<Flag>
+  wiki_enabled: Generated<Flag>
+  snippets_enabled: Generated<Flag>
+  container_registry_enabled: Generated<Flag>
+  shared_runners_enabled: Generated<Flag>
+  lfs_enabled: Generated<Flag>
+  request_access_enabled: Generated<Flag>
+  public_jobs: Generated<Flag>
+  resolve_outdated_diff_discussions: Generated<Flag>
+  only_allow_merge_if_pipeline_succeeds: Generated<Flag>
+  only_allow_merge_if_all_discussions_are_resolved: Generated<Flag>
+  printing_merge_request_link_enabled: Generated<Flag>
+  merge_method: Generated<'merge' | 'rebase_merge' | 'ff'>
+  ci_config_path: string | null
+  /** JSON array of topic strings. */
+  tag_list: Generated<string>
+  avatar_path: string | null
+  import_status: Generated<string>
+  import_error: string | null
+  runners_token: string
+  star_count: Generated<number>
+  forks_count: Generated<number>
+  open_issues_count: Generated<number>
+  created_at: number
+  updated_at: number
+  last_activity_at: number
+}
+
+export interface ProjectStatisticsTable {
+  project_id: number
+  commit_count: Generated<number>
+  storage_size: Generated<number>
+  repository_size: Generated<number>
+  lfs_objects_size: Generated<number>
+  job_artifacts_size: Generated<number>
+}
+
+export interface MembersTable {
+  id: Generated<number>
+  source_type: MemberSource
+  source_id: number
+  user_id: number
+  access_level: number
+  /** 'YYYY-MM-DD'; the membership ends at the start of that day. */
+  expires_at: string | null
+  created_by_id: number | null
+  created_at: number
+  updated_at: number
+}
+
+/** A project shared with a group: the group's members get at most group_access on it. */
+export interface ProjectGroupLinksTable {
+  id: Generated<number>
+  project_id: number
+  group_id: number
+  group_access: number
+  expires_at: string | null
+  created_at: number
+}
+
+export interface StarsTable {
+  user_id: number
+  project_id: number
+  created_at: number
+}
+
+export interface CustomAttributesTable {
+  id: Generated<number>
+  subject_type: CustomAttributeSubject
+  subject_id: number
+  key: string
+  value: string
+  created_at: number
+  updated_at: number
+}
+
+export type EventAction =
+  | 'created' | 'updated' | 'closed' | 'reopened' | 'pushed' | 'commented' | 'merged'
+  | 'joined' | 'left' | 'destroyed' | 'expired'
+
+export interface EventsTable {
+  id: Generated<number>
+  project_id: number | null
+  author_id: number
+  action: EventAction
+  /** The target's class name as the API shows it: 'Issue', 'MergeRequest', 'Note', … */
+  target_type: string | null
+  target_id: number | null
+  target_iid: number | null
+  target_title: string | null
+  /** JSON push payload of `pushed` events. */
+  push_data: string | null
+  created_at: number
+}
+
+/** Durable background jobs worked by the in-process runner (see src/jobs). */
+export interface JobsTable {
+  id: Generated<number>
+  kind: string
+  /** JSON arguments. */
+  payload: string
+  /** Enqueuing a job whose key is pending already does nothing. */
+  unique_key: string | null
+  run_at: number
+  attempts: Generated<number>
+  locked_until: number | null
+  last_error: string | null
+  created_at: number
+}
+
+export interface Database {
+  users: UsersTable
+  identities: IdentitiesTable
+  access_tokens: AccessTokensTable
+  ssh_keys: SshKeysTable
+  namespaces: NamespacesTable
+  projects: ProjectsTable
+  project_statistics: ProjectStatisticsTable
+  members: MembersTable
+  project_group_links: ProjectGroupLinksTable
+  stars: StarsTable
+  custom_attributes: CustomAttributesTable
+  events: EventsTable
+  jobs: JobsTable
+}
+
+export type UserRow = Selectable<UsersTable>
+export type NewUser = Insertable<UsersTable>
+export type UserUpdate = Updateable<UsersTable>
+export type AccessTokenRow = Selectable<AccessTokensTable>
+export type SshKeyRow = Selectable<SshKeysTable>
+export type IdentityRow = Selectable<IdentitiesTable>
+export type NamespaceRow = Selectable<NamespacesTable>
+export type ProjectRow = Selectable<ProjectsTable>
+export type NewProject = Insertable<ProjectsTable>
+export type ProjectStatisticsRow = Selectable<ProjectStatisticsTable>
+export type MemberRow = Selectable<MembersTable>
+export type ProjectGroupLinkRow = Selectable<ProjectGroupLinksTable>
+export type CustomAttributeRow = Selectable<CustomAttributesTable>
+export type EventRow = Selectable<EventsTable>
+export type JobRow = Selectable<JobsTable>

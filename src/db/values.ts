@@ -1,0 +1,39 @@
+// One representation per type on SQLite and PostgreSQL, decided here once:
+// - instants are UTC epoch milliseconds (bigint columns): they sort, compare and round-trip alike;
+// - calendar dates (due dates, expiry dates) are 'YYYY-MM-DD' text;
+// - booleans are 0/1 integers (SQLite has no boolean type and better-sqlite3 binds no booleans);
+// - structured values (token scopes, push data) are JSON text.
+
+export type Flag = 0 | 1
+
+export function flag(value: boolean): Flag {
+  return value ? 1 : 0
+}
+
+/** Epoch milliseconds to the API's ISO 8601 form with milliseconds and `Z`. */
+export function isoTime(ms: number): string
+export function isoTime(ms: number | null): string | null
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString()
+}
+
+/** Epoch milliseconds to the `YYYY-MM-DD` date (UTC) it falls on. */
+export function isoDateOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10)
+}
+
+/** Today's date in UTC as `YYYY-MM-DD`, the form date columns compare against. */
+export function today(now: number = Date.now()): string {
+  return isoDateOf(now)
+}
+
+/** Midnight UTC at the start of a `YYYY-MM-DD` date, as epoch milliseconds. */
+export function startOfDate(date: string): number {
+  return Date.parse(`${date}T00:00:00.000Z`)
+}
+
+export function parseJsonArray(text: string | null): string[] {
+  if (text === null || text === '') return []
+  const value: unknown = JSON.parse(text)
+  return Array.isArray(value) ? value.map(String) : []
+}

@@ -1,0 +1,233 @@
+// Project entities (spec: Project):
+//   ProjectSimple       the simple form (simple=true, and every anonymous read)
+//   Project             the full form
+//   ProjectWithAccess   the full form plus the caller's `permissions`
+import { Type, type Static } from '@sinclair/typebox'
+import type { NamespaceRow, ProjectRow, ProjectStatisticsRow, UserRow } from '../db/schema.js'
+import { isoTime, parseJsonArray } from '../db/values.js'
+import { NOTIFICATION_LEVEL_GLOBAL, visibilityName } from '../policies/access-levels.js'
+import type { ProjectAccess } from '../finders/access.js'
+import { CustomAttribute, IsoDateTime, Nullable, NullableDate, NullableInteger, NullableString, type CustomAttributeEntity, type PresentContext } from './common.js'
+import { UserBasic, presentUserBasic } from './user.js'
+
+export const ProjectSimple = Type.Object({
+  id: Type.Integer(),
+  description: NullableString,
+  name: Type.String(),
+  name_with_namespace: Type.String(),
+  path: Type.String(),
+  path_with_namespace: Type.String(),
+  created_at: IsoDateTime,
+  default_branch: NullableString,
+  tag_list: Type.Array(Type.String()),
+  ssh_url_to_repo: Type.String(),
+  http_url_to_repo: Type.String(),
+  web_url: Type.String(),
+  readme_url: NullableString,
+  avatar_url: NullableString,
+  star_count: Type.Integer(),
+  forks_count: Type.Integer(),
+  last_activity_at: IsoDateTime,
+  custom_attributes: Type.Optional(Type.Array(CustomAttribute)),
+})
+export type ProjectSimpleEntity = Static<typeof ProjectSimple>
+
+export const NamespaceBasic = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  path: Type.String(),
+  kind: Type.String(),
+  full_path: Type.String(),
+  parent_id: NullableInteger,
+})
+export type NamespaceBasicEntity = Static<typeof NamespaceBasic>
+
+const ProjectLinks = Type.Object({
+  self: Type.String(),
+  issues: Type.Optional(Type.String()),
+  merge_requests: Type.Optional(Type.String()),
+  repo_branches: Type.String(),
+  labels: Type.String(),
+  events: Type.String(),
+  members: Type.String(),
+})
+
+export const SharedWithGroup = Type.Object({
+  group_id: Type.Integer(),
+  group_name: Type.String(),
+  group_access_level: Type.Integer(),
+  expires_at: NullableDate,
+})
+export type SharedWithGroupEntity = Static<typeof SharedWithGroup>
+
+export const ProjectStatistics = Type.Object({
+  commit_count: Type.Integer(),
+  storage_size: Type.Integer(),
+  repository_size: Type.Integer(),
+  lfs_objects_size: Type.Integer(),
+  job_artifacts_size: Type.Integer(),
+})
+
+/** The owner of a personal project: the spec's `id`, `name`, `created_at` and the brief user fields. */
+const ProjectOwner = Type.Composite([UserBasic, Type.Object({ created_at: IsoDateTime })])
+
+export const Project = Type.Composite([ProjectSimple, Type.Object({
+  visibility: Type.String(),
+  owner: Type.Optional(ProjectOwner),
+  namespace: NamespaceBasic,
+  _links: ProjectLinks,
+  archived: Type.Boolean(),
+  resolve_outdated_diff_discussions: Type.Boolean(),
+  container_registry_enabled: Type.Boolean(),
+  issues_enabled: Type.Boolean(),
+  merge_requests_enabled: Type.Boolean(),
+  wiki_enabled: Type.Boolean(),
+  jobs_enabled: Type.Boolean(),
+  snippets_enabled: Type.Boolean(),
+  shared_runners_enabled: Type.Boolean(),
+  lfs_enabled: Type.Boolean(),
+  creator_id: Type.Integer(),
+  import_status: Type.String(),
+  import_error: NullableString,
+  open_issues_count: Type.Optional(Type.Integer()),
+  runners_token: Type.Optional(Type.String()),
+  public_jobs: Type.Boolean(),
+  ci_config_path: NullableString,
+  shared_with_groups: Type.Array(SharedWithGroup),
+  only_allow_merge_if_pipeline_succeeds: Type.Boolean(),
+  request_access_enabled: Type.Boolean(),
+  only_allow_merge_if_all_discussions_are_resolved: Type.Boolean(),
+  printing_merge_request_link_enabled: Type.Boolean(),
+  merge_method: Type.String(),
+  statistics: Type.Optional(ProjectStatistics),
+})])
+export type ProjectEntity = Static<typeof Project>
+
+const AccessEntry = Nullable(Type.Object({ access_level: Type.Integer(), notification_level: Type.Integer() }))
+
+export const ProjectWithAccess = Type.Composite([Project, Type.Object({
+  permissions: Type.Object({ project_access: AccessEntry, group_access: AccessEntry }),
+})])
+export type ProjectWithAccessEntity = Static<typeof ProjectWithAccess>
+
+/** A project with everything its entities show, loaded in bulk by finders/project-views.ts. */
+export interface ProjectView {
+  project: ProjectRow
+  namespace: NamespaceRow
+  /** The user owning the namespace of a personal project; null for group projects. */
+  owner: UserRow | null
+  /** The caller's access; null for anonymous callers. */
+  access: ProjectAccess | null
+  sharedWithGroups: SharedWithGroupEntity[]
+  /** Loaded only when the caller asked for statistics and may read them. */
+  statistics: ProjectStatisticsRow | null
+  /** Loaded only for with_custom_attributes from an admin. */
+  customAttributes: CustomAttributeEntity[] | null
+}
+
+export function projectFullPath(view: Pick<ProjectView, 'project' | 'namespace'>): string {
+  return `${view.namespace.full_path}/${view.project.path}`
+}
+
+export function presentNamespaceBasic(namespace: NamespaceRow): NamespaceBasicEntity {
+  return {
+    id: namespace.id,
+    name: namespace.name,
+    path: namespace.path,
+    kind: namespace.kind,
+    full_path: namespace.full_path,
+    parent_id: namespace.parent_id,
+  }
+}
+
+export function presentProjectSimple(view: ProjectView, ctx: PresentContext): ProjectSimpleEntity {
+  const { project } = view
+  const fullPath = projectFullPath(view)
+  const sshHost = new URL(ctx.baseUrl).hostname
+  return {
+    id: project.id,
+    description: project.description,
+    name: project.name,
+    name_with_namespace: `${view.namespace.full_name} / ${project.name}`,
+    path: project.path,
+    path_with_namespace: fullPath,
+    created_at: isoTime(project.created_at),
+    default_branch: project.default_branch,
+    tag_list: parseJsonArray(project.tag_list),
+    ssh_url_to_repo: `git@${sshHost}:${fullPath}.git`,
+    http_url_to_repo: `${ctx.baseUrl}/${fullPath}.git`,
+    web_url: `${ctx.baseUrl}/${fullPath}`,
+    // Repositories are empty until pushed to, and an empty repository has no README.
+    readme_url: null,
+    avatar_url: project.avatar_path === null ? null : `${ctx.baseUrl}/uploads/${project.avatar_path}`,
+    star_count: project.star_count,
+    forks_count: project.forks_count,
+    last_activity_at: isoTime(project.last_activity_at),
+    ...(view.customAttributes === null ? {} : { custom_attributes: view.customAttributes }),
+  }
+}
+
+export function presentProject(view: ProjectView, ctx: PresentContext): ProjectEntity {
+  const { project } = view
+  const self = `${ctx.apiUrl}/projects/${project.id}`
+  const canAdmin = ctx.actor?.user.admin === 1 || (view.access?.level ?? 0) >= 40
+  return {
+    ...presentProjectSimple(view, ctx),
+    visibility: visibilityName(project.visibility_level),
+    ...(view.owner === null ? {} : { owner: { ...presentUserBasic(view.owner, ctx), created_at: isoTime(view.owner.created_at) } }),
+    namespace: presentNamespaceBasic(view.namespace),
+    _links: {
+      self,
+      ...(project.issues_enabled ? { issues: `${self}/issues` } : {}),
+      ...(project.merge_requests_enabled ? { merge_requests: `${self}/merge_requests` } : {}),
+      repo_branches: `${self}/repository/branches`,
+      labels: `${self}/labels`,
+      events: `${self}/events`,
+      members: `${self}/members`,
+    },
+    archived: project.archived === 1,
+    resolve_outdated_diff_discussions: project.resolve_outdated_diff_discussions === 1,
+    container_registry_enabled: project.container_registry_enabled === 1,
+    issues_enabled: project.issues_enabled === 1,
+    merge_requests_enabled: project.merge_requests_enabled === 1,
+    wiki_enabled: project.wiki_enabled === 1,
+    jobs_enabled: project.jobs_enabled === 1,
+    snippets_enabled: project.snippets_enabled === 1,
+    shared_runners_enabled: project.shared_runners_enabled === 1,
+    lfs_enabled: project.lfs_enabled === 1,
+    creator_id: project.creator_id,
+    import_status: project.import_status,
+    import_error: project.import_error,
+    ...(project.issues_enabled ? { open_issues_count: project.open_issues_count } : {}),
+    ...(canAdmin ? { runners_token: project.runners_token } : {}),
+    public_jobs: project.public_jobs === 1,
+    ci_config_path: project.ci_config_path,
+    shared_with_groups: view.sharedWithGroups,
+    only_allow_merge_if_pipeline_succeeds: project.only_allow_merge_if_pipeline_succeeds === 1,
+    request_access_enabled: project.request_access_enabled === 1,
+    only_allow_merge_if_all_discussions_are_resolved: project.only_allow_merge_if_all_discussions_are_resolved === 1,
+    printing_merge_request_link_enabled: project.printing_merge_request_link_enabled === 1,
+    merge_method: project.merge_method,
+    ...(view.statistics === null ? {} : {
+      statistics: {
+        commit_count: view.statistics.commit_count,
+        storage_size: view.statistics.storage_size,
+        repository_size: view.statistics.repository_size,
+        lfs_objects_size: view.statistics.lfs_objects_size,
+        job_artifacts_size: view.statistics.job_artifacts_size,
+      },
+    }),
+  }
+}
+
+export function presentProjectWithAccess(view: ProjectView, ctx: PresentContext): ProjectWithAccessEntity {
+  const entry = (level: number | null) =>
+    level === null ? null : { access_level: level, notification_level: NOTIFICATION_LEVEL_GLOBAL }
+  return {
+    ...presentProject(view, ctx),
+    permissions: {
+      project_access: entry(view.access?.projectAccess ?? null),
+      group_access: entry(view.access?.groupAccess ?? null),
+    },
+  }
+}

@@ -1,0 +1,146 @@
+// Who may see and do what, computed in SQL so that lists filter, count and page correctly.
+//
+// A user's access to a project is the highest of
+//   - a direct membership of the project,
+//   - a membership of the project's group or any ancestor group (inherited),
+//   - a membership of a group the project is shared with, capped at the share's group_access
+//     (the shared-with group's own ancestors count, as they are members of it by inheritance).
+// Expired memberships and shares (expires_at on or before today) grant nothing.
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
+import type { Db } from '../db/index.js'
+import { today } from '../db/values.js'
+import { INTERNAL, PUBLIC } from '../policies/access-levels.js'
+import type { Actor } from '../auth/actor.js'
+
+const notExpired = (column: RawBuilder<unknown>, date: string) => sql`(${column} is null or ${column} > ${date})`
+
+/**
+ * `member_groups(namespace_id, access_level)`: every group the user belongs to, directly or as a
+ * descendant of a group they belong to, with the level inherited from that membership.
+ */
+function memberGroupsCte(userId: number, date: string) {
+  return sql`member_groups(namespace_id, access_level) as (
+    select m.source_id, m.access_level from members m
+      where m.user_id = ${userId} and m.source_type = 'group' and ${notExpired(sql.ref('m.expires_at'), date)}
+    union all
+    select n.id, mg.access_level from namespaces n join member_groups mg on n.parent_id = mg.namespace_id
+  )`
+}
+
+/**
+ * `(project_id, kind, access_level)` rows of every grant the user holds, kind being 'project'
+ * (direct), 'group' (the project's group hierarchy) or 'share'. With projectIds, only those projects.
+ */
+function grantsQuery(userId: number, projectIds: readonly number[] | null, date: string) {
+  const only = (column: string) =>
+    projectIds === null ? sql`` : sql` and ${sql.ref(column)} in (${sql.join(projectIds.length ? projectIds : [-1])})`
+  return sql`with recursive ${memberGroupsCte(userId, date)}
+    select m.source_id as project_id, 'project' as kind, m.access_level as access_level from members m
+      where m.user_id = ${userId} and m.source_type = 'project'
+        and ${notExpired(sql.ref('m.expires_at'), date)}${only('m.source_id')}
+    union all
+    select p.id, 'group', mg.access_level from projects p join member_groups mg on p.namespace_id = mg.namespace_id
+      where 1 = 1${only('p.id')}
+    union all
+    select l.project_id, 'share',
+        case when l.group_access < mg.access_level then l.group_access else mg.access_level end
+      from project_group_links l join member_groups mg on l.group_id = mg.namespace_id
+      where ${notExpired(sql.ref('l.expires_at'), date)}${only('l.project_id')}`
+}
+
+export interface ProjectAccess {
+  /** Direct membership of the project (`permissions.project_access`). */
+  projectAccess: number | null
+  /** Membership of the project's group or an ancestor (`permissions.group_access`). */
+  groupAccess: number | null
+  /** The effective level: the highest grant of any kind, 0 for none. */
+  level: number
+}
+
+export const NO_PROJECT_ACCESS: ProjectAccess = { projectAccess: null, groupAccess: null, level: 0 }
+
+/** The user's access to each of the given projects, in one query. */
+export async function projectAccessFor(
+  db: Db, userId: number, projectIds: readonly number[],
+): Promise<Map<number, ProjectAccess>> {
+  const result = new Map<number, ProjectAccess>()
+  if (projectIds.length === 0) return result
+  const { rows } = await grantsQuery(userId, projectIds, today())
+    .$castTo<{ project_id: number; kind: 'project' | 'group' | 'share'; access_level: number }>()
+    .execute(db)
+  for (const row of rows) {
+    const access = result.get(row.project_id) ?? { projectAccess: null, groupAccess: null, level: 0 }
+    if (row.kind === 'project') access.projectAccess = Math.max(access.projectAccess ?? 0, row.access_level)
+    if (row.kind === 'group') access.groupAccess = Math.max(access.groupAccess ?? 0, row.access_level)
+    access.level = Math.max(access.level, row.access_level)
+    result.set(row.project_id, access)
+  }
+  return result
+}
+
+/** Ids of the projects the user holds any grant on, at minLevel or above: for `IN (…)` filters. */
+export function authorizedProjectIds(userId: number, minLevel = 0): RawBuilder<number> {
+  return sql<number>`(select g.project_id from (${grantsQuery(userId, null, today())}) g
+    where g.access_level >= ${minLevel})`
+}
+
+/**
+ * The condition "this project row is visible to the actor", for `where`. Admins see everything;
+ * anonymous callers public projects; external users public projects and their own; everyone else
+ * also internal ones.
+ */
+export function projectVisibleTo(actor: Actor | null, projects = 'projects'): Expression<SqlBool> {
+  const level = sql.ref(`${projects}.visibility_level`)
+  const id = sql.ref(`${projects}.id`)
+  if (actor === null) return sql<SqlBool>`${level} = ${PUBLIC}`
+  if (actor.user.admin) return sql<SqlBool>`1 = 1`
+  const openLevel = actor.user.external ? PUBLIC : INTERNAL
+  return sql<SqlBool>`(${level} >= ${openLevel} or ${id} in ${authorizedProjectIds(actor.user.id)})`
+}
+
+/**
+ * Ids of the groups related to the user by membership: the groups they belong to and their
+ * descendants, plus every ancestor of those groups and of the groups of projects they belong to.
+ * These are the groups a user's default group list shows, and the non-public groups they may see.
+ */
+export function relatedGroupIds(userId: number): RawBuilder<number> {
+  const date = today()
+  return sql<number>`(with recursive
+    direct_groups(id) as (
+      select m.source_id from members m
+        where m.user_id = ${userId} and m.source_type = 'group' and ${notExpired(sql.ref('m.expires_at'), date)}
+    ),
+    down(id) as (
+      select id from direct_groups
+      union select n.id from namespaces n join down on n.parent_id = down.id
+    ),
+    up(id) as (
+      select id from direct_groups
+      union select p.namespace_id from members m join projects p on p.id = m.source_id
+        where m.user_id = ${userId} and m.source_type = 'project' and ${notExpired(sql.ref('m.expires_at'), date)}
+      union select n.parent_id from namespaces n join up on n.id = up.id where n.parent_id is not null
+    )
+    select id from down union select id from up)`
+}
+
+/** The condition "this group (namespaces row) is visible to the actor", for `where`. */
+export function groupVisibleTo(actor: Actor | null, namespaces = 'namespaces'): Expression<SqlBool> {
+  const level = sql.ref(`${namespaces}.visibility_level`)
+  const id = sql.ref(`${namespaces}.id`)
+  if (actor === null) return sql<SqlBool>`${level} = ${PUBLIC}`
+  if (actor.user.admin) return sql<SqlBool>`1 = 1`
+  const openLevel = actor.user.external ? PUBLIC : INTERNAL
+  return sql<SqlBool>`(${level} >= ${openLevel} or ${id} in ${relatedGroupIds(actor.user.id)})`
+}
+
+/** The user's highest membership of the group or any of its ancestors; 0 for none. */
+export async function groupAccessFor(db: Db, userId: number, groupId: number): Promise<number> {
+  const { rows } = await sql<{ level: number | null }>`with recursive chain(id) as (
+      select cast(${groupId} as integer)
+      union all select n.parent_id from namespaces n join chain on n.id = chain.id where n.parent_id is not null
+    )
+    select max(m.access_level) as level from members m join chain on m.source_id = chain.id
+    where m.source_type = 'group' and m.user_id = ${userId} and ${notExpired(sql.ref('m.expires_at'), today())}`
+    .execute(db)
+  return rows[0]?.level ?? 0
+}

@@ -1,0 +1,39 @@
+// Where repositories live: bare repositories in the hashed layout
+// `$INGOT_DATA_DIR/repositories/@hashed/ab/cd/<sha256 of the project id>.git`, so renames and
+// transfers never move files and no user-chosen name ever becomes a path.
+import { createHash } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { runGit } from './command.js'
+
+export class RepositoryStorage {
+  readonly root: string
+
+  constructor(dataDir: string) {
+    this.root = path.join(dataDir, 'repositories')
+  }
+
+  /** The hashed relative path of a project's repository, without `.git`. */
+  static diskPath(projectId: number): string {
+    const hash = createHash('sha256').update(String(projectId)).digest('hex')
+    return path.join('@hashed', hash.slice(0, 2), hash.slice(2, 4), hash)
+  }
+
+  repositoryPath(projectId: number): string {
+    return path.join(this.root, `${RepositoryStorage.diskPath(projectId)}.git`)
+  }
+
+  /**
+   * Creates the project's empty bare repository, its HEAD naming `defaultBranch` (master when
+   * null) so the first push of that branch becomes the default; an existing one is kept as it is.
+   */
+  async create(projectId: number, defaultBranch: string | null = null): Promise<void> {
+    const dir = this.repositoryPath(projectId)
+    await fs.mkdir(path.dirname(dir), { recursive: true })
+    await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch ?? 'master'}`, dir])
+  }
+
+  async remove(projectId: number): Promise<void> {
+    await fs.rm(this.repositoryPath(projectId), { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// The `ingot` command: `web` serves the API (and works background jobs in-process), `worker` only
+// works jobs, `migrate` only brings the database schema up to date.
+import fs from 'node:fs'
+import path from 'node:path'
+import { pino } from 'pino'
+import { ConfigError, loadConfig, type Config } from './config.js'
+import { openContext, type AppContext } from './context.js'
+import { buildApp } from './app.js'
+import { INITIAL_ROOT_PASSWORD_FILE, seedRoot } from './services/users/seed-root.js'
+
+const HELP = `Usage: ingot <command>
+
+Commands:
+  web       serve the REST API on INGOT_HOST:INGOT_PORT and work background jobs (default)
+  worker    work background jobs only (next to web processes that share the database)
+  migrate   bring the database schema up to date, then exit
+
+Configuration comes from the environment; see docs/configuration.md:
+  INGOT_PORT (8080)  INGOT_HOST (127.0.0.1)  INGOT_DATA_DIR (./data)
+  INGOT_DATABASE_URL (empty: SQLite in the data directory; postgres://… for PostgreSQL)
+  INGOT_EXTERNAL_URL (http://localhost:PORT)  INGOT_LOG_LEVEL (info)
+  INGOT_ROOT_PASSWORD, INGOT_ROOT_TOKEN (first start only: credentials of the admin "root")
+`
+
+async function main(argv: string[]): Promise<number> {
+  const command = argv[0] ?? 'web'
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP)
+    return 0
+  }
+  if (!['web', 'worker', 'migrate'].includes(command)) {
+    process.stderr.write(`ingot: unknown command "${command}"\n\n${HELP}`)
+    return 2
+  }
+  let config: Config
+  try {
+    config = loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`ingot: ${err.message}\n`)
+      return 2
+    }
+    throw err
+  }
+  const log = pino({ level: config.logLevel })
+  const ctx = await openContext(config, log)
+  if (command === 'migrate') {
+    await ctx.close()
+    return 0
+  }
+  await seedRoot(ctx)
+  if (command === 'worker') {
+    await ctx.jobs.start()
+    log.info('worker started')
+    await closeOnSignal(ctx)
+    return 0
+  }
+  const app = await buildApp(ctx)
+  await app.listen({ port: config.port, host: config.host })
+  await ctx.jobs.start()
+  process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n\n`)
+  await closeOnSignal(ctx, () => app.close())
+  return 0
+}
+
+function signInHint(config: Config): string {
+  const passwordFile = path.join(config.dataDir, INITIAL_ROOT_PASSWORD_FILE)
+  const token = config.rootToken === null ? '' : ' (API token: the value of INGOT_ROOT_TOKEN)'
+  if (fs.existsSync(passwordFile)) {
+    return `Sign in as "root" with the password in ${displayPath(passwordFile)}${token}`
+  }
+  return `Sign in as "root" with the password INGOT_ROOT_PASSWORD had on first start${token}`
+}
+
+/** A path relative to the working directory when it lies inside it, else absolute. */
+function displayPath(file: string): string {
+  const relative = path.relative(process.cwd(), file)
+  return relative.startsWith('..') ? file : relative
+}
+
+function closeOnSignal(ctx: AppContext, closeServer: () => Promise<void> = async () => {}): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      ctx.log.info('shutting down')
+      void closeServer().then(() => ctx.close()).then(resolve)
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {
+  process.stderr.write(`ingot: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,48 @@
+// Who may do what on a project: pure functions of the caller and what loadProject() found.
+import type { Actor } from '../auth/actor.js'
+import type { NamespaceRow, ProjectRow } from '../db/schema.js'
+import type { ProjectAccess } from '../finders/access.js'
+import { DEVELOPER, INTERNAL, MAINTAINER, OWNER, PUBLIC, REPORTER } from './access-levels.js'
+
+export interface ProjectSubject {
+  project: ProjectRow
+  namespace: NamespaceRow
+  access: ProjectAccess
+}
+
+export type ProjectAbility =
+  | 'read_project'       // see it at all (404 otherwise)
+  | 'read_statistics'    // Reporter
+  | 'push_code'          // Developer
+  | 'admin_project'      // Maintainer: settings, archive, share, hooks, integrations
+  | 'admin_project_member'
+  | 'remove_project'     // Owner: the personal namespace's user or a group Owner
+
+/** A project is readable by admins, by anyone when public, by internal users when internal, and by members. */
+export function canReadProject(actor: Actor | null, project: ProjectRow, access: ProjectAccess): boolean {
+  if (project.visibility_level === PUBLIC) return true
+  if (actor === null) return false
+  if (actor.user.admin) return true
+  if (project.visibility_level === INTERNAL && !actor.user.external) return true
+  return access.level > 0
+}
+
+export function isProjectOwner(actor: Actor | null, subject: ProjectSubject): boolean {
+  if (actor === null) return false
+  if (subject.namespace.kind === 'user') return subject.namespace.owner_id === actor.user.id
+  return (subject.access.groupAccess ?? 0) >= OWNER
+}
+
+export function canOnProject(actor: Actor | null, subject: ProjectSubject, ability: ProjectAbility): boolean {
+  if (ability === 'read_project') return canReadProject(actor, subject.project, subject.access)
+  if (actor === null) return false
+  if (actor.user.admin) return true
+  const level = subject.access.level
+  switch (ability) {
+    case 'read_statistics': return level >= REPORTER
+    case 'push_code': return level >= DEVELOPER
+    case 'admin_project':
+    case 'admin_project_member': return level >= MAINTAINER || isProjectOwner(actor, subject)
+    case 'remove_project': return isProjectOwner(actor, subject)
+  }
+}

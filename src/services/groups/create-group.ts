@@ -1,0 +1,70 @@
+// Creates a group, top-level or nested under parent_id, with its creator as Owner (POST /groups).
+// Who may create it is the route's question; this checks the group itself.
+import type { Db } from '../../db/index.js'
+import type { NamespaceRow } from '../../db/schema.js'
+import { flag } from '../../db/values.js'
+import type { Actor } from '../../auth/actor.js'
+import { validationFailed } from '../../api/errors.js'
+import { OWNER, visibilityLevel, type Visibility } from '../../policies/access-levels.js'
+import { getApplicationSettings } from '../settings.js'
+import { namespacePathErrors } from '../namespaces/path-rules.js'
+import { visibilityErrors } from '../namespaces/visibility-rules.js'
+import { collectErrors } from '../validation.js'
+
+export interface CreateGroupInput {
+  name: string
+  path: string
+  description?: string
+  visibility?: Visibility
+  lfs_enabled?: boolean
+  request_access_enabled?: boolean
+  /** The parent group, already loaded and authorized by the caller. */
+  parent?: NamespaceRow | null
+}
+
+export async function fullPathTaken(db: Db, fullPath: string, exceptNamespaceId?: number): Promise<boolean> {
+  let query = db.selectFrom('namespaces').select('id').where('full_path_lower', '=', fullPath.toLowerCase())
+  if (exceptNamespaceId !== undefined) query = query.where('id', '!=', exceptNamespaceId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+export async function createGroup(db: Db, actor: Actor, input: CreateGroupInput): Promise<NamespaceRow> {
+  const parent = input.parent ?? null
+  const settings = await getApplicationSettings(db)
+  const visibility = input.visibility ?? settings.default_group_visibility
+  const level = visibilityLevel(visibility)
+  const fullPath = parent === null ? input.path : `${parent.full_path}/${input.path}`
+  const pathErrors = namespacePathErrors(input.path, parent === null)
+  if (pathErrors.length === 0 && await fullPathTaken(db, fullPath)) pathErrors.push('has already been taken')
+  const errors = collectErrors({
+    name: input.name.trim() === '' ? ["can't be blank"] : [],
+    path: pathErrors,
+    visibility_level: visibilityErrors(visibility, level, parent, actor, settings, 'group'),
+  })
+  if (errors !== null) throw validationFailed(errors)
+
+  const now = Date.now()
+  return db.transaction().execute(async (trx) => {
+    const group = await trx.insertInto('namespaces').values({
+      kind: 'group',
+      name: input.name,
+      path: input.path,
+      full_path: fullPath,
+      full_path_lower: fullPath.toLowerCase(),
+      full_name: parent === null ? input.name : `${parent.full_name} / ${input.name}`,
+      parent_id: parent?.id ?? null,
+      owner_id: null,
+      description: input.description ?? '',
+      visibility_level: level,
+      lfs_enabled: flag(input.lfs_enabled ?? true),
+      request_access_enabled: flag(input.request_access_enabled ?? false),
+      created_at: now,
+      updated_at: now,
+    }).returningAll().executeTakeFirstOrThrow()
+    await trx.insertInto('members').values({
+      source_type: 'group', source_id: group.id, user_id: actor.user.id, access_level: OWNER,
+      expires_at: null, created_by_id: actor.user.id, created_at: now, updated_at: now,
+    }).execute()
+    return group
+  })
+}

@@ -1,0 +1,154 @@
+// Creates a project in a namespace, with its bare repository, in one transaction (POST /projects,
+// POST /projects/user/:user_id). Whether the actor may create in the namespace is the route's
+// question; this checks the project itself and the owner's project limit.
+import { randomBytes } from 'node:crypto'
+import type { Db } from '../../db/index.js'
+import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
+import { flag } from '../../db/values.js'
+import type { Actor } from '../../auth/actor.js'
+import { validationFailed } from '../../api/errors.js'
+import type { RepositoryStorage } from '../../git/storage.js'
+import { isValidRefName } from '../../git/ref-names.js'
+import { MAINTAINER, visibilityLevel, type Visibility } from '../../policies/access-levels.js'
+import { getApplicationSettings } from '../settings.js'
+import { pathFromName, projectNameErrors, projectPathErrors } from '../namespaces/path-rules.js'
+import { visibilityErrors } from '../namespaces/visibility-rules.js'
+import { collectErrors } from '../validation.js'
+import { recordEvent } from '../events/record-event.js'
+
+export type MergeMethod = 'merge' | 'rebase_merge' | 'ff'
+export const MERGE_METHODS: readonly MergeMethod[] = ['merge', 'rebase_merge', 'ff']
+
+/** The settings a project can be created or updated with. */
+export interface ProjectSettingsInput {
+  description?: string | null
+  visibility?: Visibility
+  issues_enabled?: boolean
+  merge_requests_enabled?: boolean
+  jobs_enabled?: boolean
+  wiki_enabled?: boolean
+  snippets_enabled?: boolean
+  container_registry_enabled?: boolean
+  shared_runners_enabled?: boolean
+  lfs_enabled?: boolean
+  request_access_enabled?: boolean
+  public_jobs?: boolean
+  resolve_outdated_diff_discussions?: boolean
+  only_allow_merge_if_pipeline_succeeds?: boolean
+  only_allow_merge_if_all_discussions_are_resolved?: boolean
+  printing_merge_request_link_enabled?: boolean
+  merge_method?: MergeMethod
+  tag_list?: string[]
+  ci_config_path?: string | null
+  default_branch?: string
+}
+
+export interface CreateProjectInput extends ProjectSettingsInput {
+  /** At least one of name and path; the other is derived from it. */
+  name?: string
+  path?: string
+  namespace: NamespaceRow
+}
+
+/** The flag columns a settings input sets, as 0/1. */
+export function settingFlags(input: ProjectSettingsInput) {
+  const flags = {
+    issues_enabled: input.issues_enabled,
+    merge_requests_enabled: input.merge_requests_enabled,
+    jobs_enabled: input.jobs_enabled,
+    wiki_enabled: input.wiki_enabled,
+    snippets_enabled: input.snippets_enabled,
+    container_registry_enabled: input.container_registry_enabled,
+    shared_runners_enabled: input.shared_runners_enabled,
+    lfs_enabled: input.lfs_enabled,
+    request_access_enabled: input.request_access_enabled,
+    public_jobs: input.public_jobs,
+    resolve_outdated_diff_discussions: input.resolve_outdated_diff_discussions,
+    only_allow_merge_if_pipeline_succeeds: input.only_allow_merge_if_pipeline_succeeds,
+    only_allow_merge_if_all_discussions_are_resolved: input.only_allow_merge_if_all_discussions_are_resolved,
+    printing_merge_request_link_enabled: input.printing_merge_request_link_enabled,
+  }
+  return Object.fromEntries(Object.entries(flags).flatMap(([k, v]) => (v === undefined ? [] : [[k, flag(v)]]))) as
+    Partial<Record<keyof typeof flags, 0 | 1>>
+}
+
+/** Problems with a name or path within a namespace (taken, malformed). */
+export async function nameAndPathErrors(
+  db: Db, namespaceId: number, name: string, path: string, exceptProjectId?: number,
+): Promise<{ name: string[]; path: string[] }> {
+  const nameErrors = projectNameErrors(name)
+  const pathErrors = projectPathErrors(path)
+  let clash = db.selectFrom('projects').select(['name', 'path_lower']).where('namespace_id', '=', namespaceId)
+    .where((eb) => eb.or([eb('name', '=', name), eb('path_lower', '=', path.toLowerCase())]))
+  if (exceptProjectId !== undefined) clash = clash.where('id', '!=', exceptProjectId)
+  for (const other of await clash.execute()) {
+    if (other.name === name && !nameErrors.includes('has already been taken')) nameErrors.push('has already been taken')
+    if (other.path_lower === path.toLowerCase() && !pathErrors.includes('has already been taken')) pathErrors.push('has already been taken')
+  }
+  return { name: nameErrors, path: pathErrors }
+}
+
+async function projectLimitErrors(db: Db, namespace: NamespaceRow): Promise<string[]> {
+  if (namespace.kind !== 'user' || namespace.owner_id === null) return []
+  const owner = await db.selectFrom('users').select(['projects_limit', 'admin']).where('id', '=', namespace.owner_id).executeTakeFirstOrThrow()
+  const { count } = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('namespace_id', '=', namespace.id).executeTakeFirstOrThrow()
+  if (Number(count) < owner.projects_limit) return []
+  return owner.projects_limit === 0
+    ? ['Personal project creation is not allowed. Please contact your administrator with questions']
+    : [`Your project limit is ${owner.projects_limit} projects! Please contact your administrator to increase it`]
+}
+
+export async function createProject(
+  db: Db, repositories: RepositoryStorage, actor: Actor, input: CreateProjectInput,
+): Promise<ProjectRow> {
+  const name = input.name ?? input.path ?? ''
+  const path = input.path ?? pathFromName(name)
+  const settings = await getApplicationSettings(db)
+  const visibility = input.visibility ?? settings.default_project_visibility
+  const level = visibilityLevel(visibility)
+  const taken = await nameAndPathErrors(db, input.namespace.id, name, path)
+  const errors = collectErrors({
+    ...taken,
+    visibility_level: visibilityErrors(visibility, level, input.namespace, actor, settings, 'project'),
+    merge_method: input.merge_method !== undefined && !MERGE_METHODS.includes(input.merge_method) ? ['is not included in the list'] : [],
+    default_branch: input.default_branch !== undefined && !isValidRefName(input.default_branch) ? ['is invalid'] : [],
+    limit_reached: await projectLimitErrors(db, input.namespace),
+  })
+  if (errors !== null) throw validationFailed(errors)
+
+  const now = Date.now()
+  return db.transaction().execute(async (trx) => {
+    const project = await trx.insertInto('projects').values({
+      namespace_id: input.namespace.id,
+      name,
+      path,
+      path_lower: path.toLowerCase(),
+      description: input.description ?? null,
+      visibility_level: level,
+      creator_id: actor.user.id,
+      default_branch: input.default_branch ?? null,
+      ...settingFlags(input),
+      ...(input.merge_method === undefined ? {} : { merge_method: input.merge_method }),
+      ci_config_path: input.ci_config_path ?? null,
+      tag_list: JSON.stringify(input.tag_list ?? []),
+      runners_token: randomBytes(15).toString('base64url'),
+      created_at: now,
+      updated_at: now,
+      last_activity_at: now,
+    }).returningAll().executeTakeFirstOrThrow()
+    await trx.insertInto('project_statistics').values({ project_id: project.id }).execute()
+    // The owner of a personal namespace works on its projects as a Maintainer member, as in the
+    // original; group projects are reached through the group's memberships.
+    if (input.namespace.kind === 'user' && input.namespace.owner_id !== null) {
+      await trx.insertInto('members').values({
+        source_type: 'project', source_id: project.id, user_id: input.namespace.owner_id, access_level: MAINTAINER,
+        expires_at: null, created_by_id: actor.user.id, created_at: now, updated_at: now,
+      }).execute()
+    }
+    await recordEvent(trx, { action: 'created', authorId: actor.user.id, projectId: project.id })
+    // Inside the transaction: if git cannot create the repository, no project row is left behind.
+    await repositories.create(project.id, project.default_branch)
+    return project
+  })
+}

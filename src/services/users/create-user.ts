@@ -1,0 +1,144 @@
+// Creates a user and their personal namespace in one transaction (POST /users, the root seed).
+// A taken email or username is 409 as the original answers; other problems are 400 per field.
+import type { Db } from '../../db/index.js'
+import type { UserRow } from '../../db/schema.js'
+import { flag } from '../../db/values.js'
+import { conflict, validationFailed } from '../../api/errors.js'
+import { collectErrors } from '../validation.js'
+import { generatePassword, hashPassword } from '../../auth/secrets.js'
+import { getApplicationSettings } from '../settings.js'
+import { namespacePathErrors } from '../namespaces/path-rules.js'
+import { PRIVATE } from '../../policies/access-levels.js'
+
+export interface UserProfileInput {
+  bio?: string
+  location?: string
+  public_email?: string
+  messenger?: string
+  professional_network?: string
+  microblog?: string
+  website_url?: string
+  organization?: string
+}
+
+export interface CreateUserInput extends UserProfileInput {
+  email: string
+  username: string
+  name: string
+  password?: string
+  /** No usable password is set; the user resets it. Takes priority over password. */
+  reset_password?: boolean
+  projects_limit?: number
+  extern_uid?: string
+  provider?: string
+  admin?: boolean
+  can_create_group?: boolean
+  skip_confirmation?: boolean
+  external?: boolean
+  private_profile?: boolean
+}
+
+const EMAIL = /^[^@\s]+@[^@\s]+$/
+
+export function emailErrors(email: string): string[] {
+  return EMAIL.test(email) && email.length <= 255 ? [] : ['is invalid']
+}
+
+export function passwordErrors(password: string): string[] {
+  if (password.length < 8) return ['is too short (minimum is 8 characters)']
+  if (password.length > 128) return ['is too long (maximum is 128 characters)']
+  return []
+}
+
+export function nameErrors(name: string): string[] {
+  if (name.trim() === '') return ["can't be blank"]
+  return name.length > 128 ? ['is too long (maximum is 128 characters)'] : []
+}
+
+export async function emailTaken(db: Db, email: string, exceptUserId?: number): Promise<boolean> {
+  let query = db.selectFrom('users').select('id').where('email_lower', '=', email.toLowerCase())
+  if (exceptUserId !== undefined) query = query.where('id', '!=', exceptUserId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+/** Usernames share the top level of URLs with groups, so a group path takes a username too. */
+export async function usernameTaken(db: Db, username: string, exceptUserId?: number): Promise<boolean> {
+  let query = db.selectFrom('namespaces').select('id').where('full_path_lower', '=', username.toLowerCase())
+  if (exceptUserId !== undefined) {
+    query = query.where((eb) => eb.or([eb('owner_id', 'is', null), eb('owner_id', '!=', exceptUserId)]))
+  }
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+export async function createUser(db: Db, input: CreateUserInput): Promise<UserRow> {
+  const usePassword = !input.reset_password
+  const errors = collectErrors({
+    email: emailErrors(input.email),
+    username: namespacePathErrors(input.username, true),
+    name: nameErrors(input.name),
+    password: usePassword && input.password !== undefined ? passwordErrors(input.password) : [],
+    projects_limit: input.projects_limit !== undefined && input.projects_limit < 0 ? ['must be greater than or equal to 0'] : [],
+  })
+  if (await emailTaken(db, input.email)) throw conflict('Email has already been taken')
+  if (await usernameTaken(db, input.username)) throw conflict('Username has already been taken')
+  if (errors !== null) throw validationFailed(errors)
+
+  const settings = await getApplicationSettings(db)
+  const passwordDigest = await hashPassword(usePassword && input.password !== undefined ? input.password : generatePassword())
+  const now = Date.now()
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const user = await trx.insertInto('users').values({
+        username: input.username,
+        username_lower: input.username.toLowerCase(),
+        email: input.email,
+        email_lower: input.email.toLowerCase(),
+        name: input.name,
+        password_digest: passwordDigest,
+        password_expires_at: null,
+        state: 'active',
+        admin: flag(input.admin ?? false),
+        external: flag(input.external ?? false),
+        ghost: 0,
+        can_create_group: flag(input.can_create_group ?? true),
+        projects_limit: input.projects_limit ?? settings.default_projects_limit,
+        private_profile: flag(input.private_profile ?? false),
+        two_factor_enabled: 0,
+        bio: input.bio ?? '',
+        location: input.location ?? '',
+        public_email: input.public_email ?? '',
+        messenger: input.messenger ?? '',
+        professional_network: input.professional_network ?? '',
+        microblog: input.microblog ?? '',
+        website_url: input.website_url ?? '',
+        organization: input.organization ?? '',
+        confirmed_at: input.skip_confirmation ? now : null,
+        created_at: now,
+        updated_at: now,
+      }).returningAll().executeTakeFirstOrThrow()
+      await trx.insertInto('namespaces').values({
+        kind: 'user',
+        name: user.username,
+        path: user.username,
+        full_path: user.username,
+        full_path_lower: user.username_lower,
+        full_name: user.name,
+        parent_id: null,
+        owner_id: user.id,
+        visibility_level: PRIVATE,
+        created_at: now,
+        updated_at: now,
+      }).execute()
+      if (input.extern_uid !== undefined && input.provider !== undefined) {
+        await trx.insertInto('identities')
+          .values({ user_id: user.id, provider: input.provider, extern_uid: input.extern_uid, created_at: now }).execute()
+      }
+      return user
+    })
+  } catch (err) {
+    // A concurrent request took the email or username between the checks and the insert.
+    if (await emailTaken(db, input.email)) throw conflict('Email has already been taken')
+    if (await usernameTaken(db, input.username)) throw conflict('Username has already been taken')
+    throw err
+  }
+}
