@@ -57,7 +57,8 @@ async function countRows<O>(db: Db, query: AnySelect<O>, total: PaginateOptions[
 }
 
 /** Sets X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page and Link. */
-export function setPaginationHeaders(req: FastifyRequest, reply: FastifyReply, page: Page<unknown>, externalUrl: string): void {
+export function setPaginationHeaders(req: FastifyRequest, reply: FastifyReply, page: Page<unknown>): void {
+  const { externalUrl } = req.server.ingot.config
   const totalPages = Math.max(1, Math.ceil(page.total / page.perPage))
   const next = page.page < totalPages ? page.page + 1 : null
   const prev = page.page > 1 && page.page <= totalPages ? page.page - 1 : null

@@ -1,0 +1,7 @@
+// The presentation context of a request: the caller and the base URLs entities build links from.
+import type { FastifyRequest } from 'fastify'
+import { presentContext, type PresentContext } from '../entities/common.js'
+
+export function presentCtx(req: FastifyRequest): PresentContext {
+  return presentContext(req.server.ingot.config.externalUrl, req.actor)
+}
