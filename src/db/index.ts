@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import pg from 'pg'
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely'
 import type { Database } from './schema.js'
 import { migrations } from './migrations/index.js'
 
@@ -35,6 +35,30 @@ const pgTypes = {
   },
 } as pg.CustomTypesConfig
 
+const STATEMENT_CACHE_SIZE = 500
+
+/**
+ * Kysely prepares every query anew, and preparing costs SQLite more than running a simple query:
+ * keep the most recently used prepared statements, keyed by their SQL text.
+ */
+function withStatementCache(file: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>()
+  return {
+    close: () => file.close(),
+    prepare(text: string) {
+      let statement = statements.get(text)
+      if (statement === undefined) {
+        statement = file.prepare(text)
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string)
+      } else {
+        statements.delete(text)
+      }
+      statements.set(text, statement)
+      return statement
+    },
+  }
+}
+
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   if (options.databaseUrl === '') {
     fs.mkdirSync(options.dataDir, { recursive: true })
@@ -43,7 +67,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     file.pragma('synchronous = NORMAL')
     file.pragma('foreign_keys = ON')
     file.pragma('busy_timeout = 5000')
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) })
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) })
     return { db, dialect: 'sqlite', close: () => db.destroy() }
   }
   const pool = new pg.Pool({

@@ -23,6 +23,14 @@ describe('platform core', () => {
     assert.equal(typeof res.body.revision, 'string')
   })
 
+  it('answers /metadata in the newer clients\' shape', async () => {
+    const res = await t.api('GET', '/metadata')
+    assert.equal(res.status, 200)
+    assert.deepEqual(Object.keys(res.body).sort(), ['enterprise', 'kas', 'revision', 'version'])
+    assert.equal(res.body.version, '11.5.0')
+    assert.equal(res.body.kas.enabled, false)
+  })
+
   it('answers 401 on /version without credentials', async () => {
     const res = await t.api('GET', '/version', { token: null })
     assert.equal(res.status, 401)
