@@ -55,6 +55,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done(null, parseParams(body as string))
   })
 
+  // A write sent without any body validates like an empty one, so each missing parameter is named.
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD') req.body = {}
+  })
   registerAuthentication(app, ctx.db)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: '404 Not Found' }))

@@ -45,6 +45,10 @@ export const invalidParam = (...names: string[]) =>
 export const missingOneOf = (...names: string[]) =>
   new ApiError(400, { error: `${names.join(', ')} are missing, at least one parameter must be provided` })
 
+/** Only some of parameters that go together were given (Grape's all_or_none_of). */
+export const allOrNoneOf = (...names: string[]) =>
+  new ApiError(400, { error: `${names.join(', ')} provide all or none of parameters` })
+
 /** Mutually exclusive parameters given together (Grape's mutually_exclusive). */
 export const mutuallyExclusive = (...names: string[]) =>
   new ApiError(400, { error: `${names.join(', ')} are mutually exclusive` })

@@ -5,7 +5,8 @@ import type { FastifyRequest } from 'fastify'
 import type { NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
 import { NO_PROJECT_ACCESS, groupAccessFor, groupVisibleTo, projectAccessFor, type ProjectAccess } from '../finders/access.js'
 import { canReadProject, type ProjectSubject } from '../policies/project-policy.js'
-import { forbidden, notFound } from './errors.js'
+import { forbidden, notFound, unauthorized } from './errors.js'
+import type { Actor } from '../auth/actor.js'
 
 const NUMERIC_ID = /^\d+$/
 
@@ -77,6 +78,12 @@ export async function loadUser(req: FastifyRequest, idOrUsername: string | numbe
     : options.byUsername ? await query.where('username_lower', '=', key.toLowerCase()).executeTakeFirst() : undefined
   if (user === undefined) throw notFound('User')
   return user
+}
+
+/** The caller of a route that requires one (authentication answered 401 already otherwise). */
+export function requireActor(req: FastifyRequest): Actor {
+  if (req.actor === null) throw unauthorized()
+  return req.actor
 }
 
 /** 403 unless the policy allowed it (for writes on resources the caller can already see). */

@@ -1,9 +1,11 @@
-// Project entities (spec: Project):
-//   ProjectSimple       the simple form (simple=true, and every anonymous read)
-//   Project             the full form
-//   ProjectWithAccess   the full form plus the caller's `permissions`
+// Project entities (spec: Project), as the original's BasicProjectDetails, Project and
+// ProjectWithAccess:
+//   ProjectSimple       the simple form (simple=true, and anonymous reads of GET /projects[/:id])
+//   Project             the full form (writes, star, archive, group project lists)
+//   ProjectWithAccess   the full form plus the caller's `permissions` (signed-in reads)
+//   ProjectGroupLink    a share of a project with a group (POST /projects/:id/share)
 import { Type, type Static } from '@sinclair/typebox'
-import type { NamespaceRow, ProjectRow, ProjectStatisticsRow, UserRow } from '../db/schema.js'
+import type { NamespaceRow, ProjectGroupLinkRow, ProjectRow, ProjectStatisticsRow, UserRow } from '../db/schema.js'
 import { isoTime, parseJsonArray } from '../db/values.js'
 import { NOTIFICATION_LEVEL_GLOBAL, visibilityName } from '../policies/access-levels.js'
 import type { ProjectAccess } from '../finders/access.js'
@@ -88,7 +90,7 @@ export const Project = Type.Composite([ProjectSimple, Type.Object({
   lfs_enabled: Type.Boolean(),
   creator_id: Type.Integer(),
   import_status: Type.String(),
-  import_error: NullableString,
+  import_error: Type.Optional(NullableString),
   open_issues_count: Type.Optional(Type.Integer()),
   runners_token: Type.Optional(Type.String()),
   public_jobs: Type.Boolean(),
@@ -109,6 +111,15 @@ export const ProjectWithAccess = Type.Composite([Project, Type.Object({
   permissions: Type.Object({ project_access: AccessEntry, group_access: AccessEntry }),
 })])
 export type ProjectWithAccessEntity = Static<typeof ProjectWithAccess>
+
+export const ProjectGroupLink = Type.Object({
+  id: Type.Integer(),
+  project_id: Type.Integer(),
+  group_id: Type.Integer(),
+  group_access: Type.Integer(),
+  expires_at: NullableDate,
+})
+export type ProjectGroupLinkEntity = Static<typeof ProjectGroupLink>
 
 /** A project with everything its entities show, loaded in bulk by finders/project-views.ts. */
 export interface ProjectView {
@@ -153,7 +164,7 @@ export function presentProjectSimple(view: ProjectView, ctx: PresentContext): Pr
     path_with_namespace: fullPath,
     created_at: isoTime(project.created_at),
     default_branch: project.default_branch,
-    tag_list: parseJsonArray(project.tag_list),
+    tag_list: parseJsonArray(project.tag_list).sort(),
     ssh_url_to_repo: `git@${sshHost}:${fullPath}.git`,
     http_url_to_repo: `${ctx.baseUrl}/${fullPath}.git`,
     web_url: `${ctx.baseUrl}/${fullPath}`,
@@ -167,10 +178,18 @@ export function presentProjectSimple(view: ProjectView, ctx: PresentContext): Pr
   }
 }
 
-export function presentProject(view: ProjectView, ctx: PresentContext): ProjectEntity {
+export interface ProjectPresentOptions {
+  /**
+   * The caller may administer the project and the answer is about this one project (GET, create,
+   * update): the original shows `runners_token` and `import_error` only then, never in lists.
+   */
+  userCanAdminProject?: boolean
+}
+
+export function presentProject(view: ProjectView, ctx: PresentContext, options: ProjectPresentOptions = {}): ProjectEntity {
   const { project } = view
   const self = `${ctx.apiUrl}/projects/${project.id}`
-  const canAdmin = ctx.actor?.user.admin === 1 || (view.access?.level ?? 0) >= 40
+  const adminFields = options.userCanAdminProject === true
   return {
     ...presentProjectSimple(view, ctx),
     visibility: visibilityName(project.visibility_level),
@@ -197,9 +216,9 @@ export function presentProject(view: ProjectView, ctx: PresentContext): ProjectE
     lfs_enabled: project.lfs_enabled === 1,
     creator_id: project.creator_id,
     import_status: project.import_status,
-    import_error: project.import_error,
+    ...(adminFields ? { import_error: project.import_error } : {}),
     ...(project.issues_enabled ? { open_issues_count: project.open_issues_count } : {}),
-    ...(canAdmin ? { runners_token: project.runners_token } : {}),
+    ...(adminFields ? { runners_token: project.runners_token } : {}),
     public_jobs: project.public_jobs === 1,
     ci_config_path: project.ci_config_path,
     shared_with_groups: view.sharedWithGroups,
@@ -220,14 +239,24 @@ export function presentProject(view: ProjectView, ctx: PresentContext): ProjectE
   }
 }
 
-export function presentProjectWithAccess(view: ProjectView, ctx: PresentContext): ProjectWithAccessEntity {
+export function presentProjectWithAccess(view: ProjectView, ctx: PresentContext, options: ProjectPresentOptions = {}): ProjectWithAccessEntity {
   const entry = (level: number | null) =>
     level === null ? null : { access_level: level, notification_level: NOTIFICATION_LEVEL_GLOBAL }
   return {
-    ...presentProject(view, ctx),
+    ...presentProject(view, ctx, options),
     permissions: {
       project_access: entry(view.access?.projectAccess ?? null),
       group_access: entry(view.access?.groupAccess ?? null),
     },
+  }
+}
+
+export function presentProjectGroupLink(link: ProjectGroupLinkRow): ProjectGroupLinkEntity {
+  return {
+    id: link.id,
+    project_id: link.project_id,
+    group_id: link.group_id,
+    group_access: link.group_access,
+    expires_at: link.expires_at,
   }
 }

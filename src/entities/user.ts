@@ -54,6 +54,12 @@ export const UserWithAdmin = Type.Composite([User, Type.Object({
 })])
 export type UserWithAdminEntity = Static<typeof UserWithAdmin>
 
+/**
+ * The response schema of routes that answer a smaller or a larger form depending on the caller
+ * (GET /users, GET /users/:id): UserBasic's fields required, every other field optional.
+ */
+export const UserAnyForm = Type.Object({ ...Type.Partial(UserWithAdmin).properties, ...UserBasic.properties })
+
 /** The brief user embedded in other resources, with `created_at` where the spec shows it. */
 export const UserWithCreatedAt = Type.Composite([UserBasic, Type.Object({ created_at: IsoDateTime })])
 

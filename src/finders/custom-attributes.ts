@@ -1,8 +1,8 @@
 // Custom attributes (admin-only key/value pairs on users, groups and projects): bulk reads for the
-// `with_custom_attributes` forms and the `custom_attributes[key]=value` list filter.
+// `with_custom_attributes` forms, one attribute by key, and the `custom_attributes[key]=value` list filter.
 import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
-import type { CustomAttributeSubject } from '../db/schema.js'
+import type { CustomAttributeRow, CustomAttributeSubject } from '../db/schema.js'
 import type { CustomAttributeEntity } from '../entities/common.js'
 
 /** Each subject's attributes, ordered by key. */
@@ -19,6 +19,14 @@ export async function customAttributesOf(
     result.set(row.subject_id, list)
   }
   return result
+}
+
+/** One attribute of a subject by its key. */
+export async function findCustomAttribute(
+  db: Db, subject: CustomAttributeSubject, id: number, key: string,
+): Promise<CustomAttributeRow | undefined> {
+  return db.selectFrom('custom_attributes').selectAll()
+    .where('subject_type', '=', subject).where('subject_id', '=', id).where('key', '=', key).executeTakeFirst()
 }
 
 /**

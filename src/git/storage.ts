@@ -33,6 +33,20 @@ export class RepositoryStorage {
     await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch ?? 'master'}`, dir])
   }
 
+  /** Whether `branch` may become HEAD: it exists, or the repository has no branch yet. */
+  async branchUsableAsHead(projectId: number, branch: string): Promise<boolean> {
+    const gitDir = this.repositoryPath(projectId)
+    const anyBranch = await runGit(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/'], { gitDir })
+    if (anyBranch.trim() === '') return true
+    const matching = await runGit(['for-each-ref', '--format=%(refname)', `refs/heads/${branch}`], { gitDir })
+    return matching.split('\n').includes(`refs/heads/${branch}`)
+  }
+
+  /** Points HEAD at the branch (a name already checked with isValidRefName). */
+  async setHead(projectId: number, branch: string): Promise<void> {
+    await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir: this.repositoryPath(projectId) })
+  }
+
   async remove(projectId: number): Promise<void> {
     await fs.rm(this.repositoryPath(projectId), { recursive: true, force: true })
   }

@@ -14,9 +14,12 @@ export type ProjectAbility =
   | 'read_project'       // see it at all (404 otherwise)
   | 'read_statistics'    // Reporter
   | 'push_code'          // Developer
-  | 'admin_project'      // Maintainer: settings, archive, share, hooks, integrations
+  | 'admin_project'      // Maintainer: settings, share, hooks, integrations
   | 'admin_project_member'
   | 'remove_project'     // Owner: the personal namespace's user or a group Owner
+  | 'archive_project'    // Owner, as in the original (archive, unarchive)
+  | 'rename_project'     // Owner (a new name through PUT)
+  | 'change_visibility_level' // Owner (a visibility through PUT)
 
 /** A project is readable by admins, by anyone when public, by internal users when internal, and by members. */
 export function canReadProject(actor: Actor | null, project: ProjectRow, access: ProjectAccess): boolean {
@@ -43,6 +46,9 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'push_code': return level >= DEVELOPER
     case 'admin_project':
     case 'admin_project_member': return level >= MAINTAINER || isProjectOwner(actor, subject)
-    case 'remove_project': return isProjectOwner(actor, subject)
+    case 'remove_project':
+    case 'archive_project':
+    case 'rename_project':
+    case 'change_visibility_level': return isProjectOwner(actor, subject)
   }
 }

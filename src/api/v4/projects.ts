@@ -1,6 +1,385 @@
-// (being written)
+// Projects (spec: Project; endpoints: Projects, GET /users/:user_id/projects,
+// GET /groups/:id/projects), as the original v4 API of release 11.5 answers them: the lists, one
+// project, create (also for another user), update, delete, star, archive and sharing with groups.
+// Forms: anonymous reads of /projects get the simple form; signed-in reads the full form with
+// `permissions`; writes, star and archive the full form; group project lists the full form.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Actor } from '../../auth/actor.js'
+import { isAdmin } from '../../auth/actor.js'
+import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
+import {
+  Project, ProjectGroupLink, ProjectSimple, ProjectWithAccess, presentProject, presentProjectGroupLink,
+  presentProjectSimple, presentProjectWithAccess, type ProjectView,
+} from '../../entities/project.js'
+import { MessageBody } from '../../entities/common.js'
+import { loadProjectView, loadProjectViews, type ProjectViewOptions } from '../../finders/project-views.js'
+import { PROJECT_ORDERS, findProjectShare, findProjects, type ProjectFilters, type ProjectScope } from '../../finders/projects-finder.js'
+import { canOnProject } from '../../policies/project-policy.js'
+import { GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES } from '../../policies/access-levels.js'
+import { MERGE_METHODS, createProject, creationNamespace, type ProjectSettingsInput } from '../../services/projects/create-project.js'
+import { updateProject } from '../../services/projects/update-project.js'
+import { deleteProject } from '../../services/projects/delete-project.js'
+import { setProjectArchived } from '../../services/projects/archive-project.js'
+import { starProject, unstarProject } from '../../services/projects/star-project.js'
+import { shareProject, unshareProject } from '../../services/projects/share-project.js'
+import { ApiError, missingOneOf, notFound, notModified, type FieldErrors } from '../errors.js'
+import { checkUnmodifiedSince } from '../preconditions.js'
+import { authorize, loadGroup, loadProject, loadUser, requireActor, requireAdmin, type LoadedProject } from '../load.js'
+import { paginate, setPaginationHeaders, type Page } from '../pagination.js'
+import { BooleanParam, CustomAttributesFilter, DateParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
+import { presentCtx } from '../present.js'
 
-const projects: FastifyPluginAsyncTypebox = async () => {}
+const IntegerOneOf = (values: readonly number[]) => Type.Unsafe<number>({ type: 'integer', enum: [...values] })
+
+const SortAndOrder = {
+  order_by: OneOf(PROJECT_ORDERS, { default: 'created_at' }),
+  sort: SortParam('desc'),
+}
+
+const GroupProjectsQuery = Type.Object({
+  ...Pagination.properties,
+  ...SortAndOrder,
+  // The original lists only unarchived projects of a group unless asked otherwise.
+  archived: BooleanParam({ default: false }),
+  visibility: Type.Optional(OneOf(VISIBILITIES)),
+  search: Type.Optional(Type.String()),
+  simple: BooleanParam({ default: false }),
+  owned: BooleanParam({ default: false }),
+  starred: BooleanParam({ default: false }),
+  with_issues_enabled: BooleanParam({ default: false }),
+  with_merge_requests_enabled: BooleanParam({ default: false }),
+  with_custom_attributes: BooleanParam({ default: false }),
+})
+
+const UserProjectsQuery = Type.Object({
+  ...Pagination.properties,
+  ...SortAndOrder,
+  archived: Type.Optional(BooleanParam()),
+  visibility: Type.Optional(OneOf(VISIBILITIES)),
+  search: Type.Optional(Type.String()),
+  simple: BooleanParam({ default: false }),
+  owned: BooleanParam({ default: false }),
+  membership: BooleanParam({ default: false }),
+  starred: BooleanParam({ default: false }),
+  statistics: BooleanParam({ default: false }),
+  with_issues_enabled: BooleanParam({ default: false }),
+  with_merge_requests_enabled: BooleanParam({ default: false }),
+  min_access_level: Type.Optional(IntegerOneOf(GROUP_ACCESS_LEVELS)),
+  with_custom_attributes: BooleanParam({ default: false }),
+  custom_attributes: CustomAttributesFilter,
+})
+
+const ProjectsQuery = Type.Object({
+  ...UserProjectsQuery.properties,
+  wiki_checksum_failed: BooleanParam({ default: false }),
+  repository_checksum_failed: BooleanParam({ default: false }),
+})
+
+const SingleProjectQuery = Type.Object({
+  statistics: BooleanParam({ default: false }),
+  with_custom_attributes: BooleanParam({ default: false }),
+})
+
+/** The settings of POST /projects, POST /projects/user/:user_id and PUT /projects/:id. */
+const ProjectSettings = {
+  description: Type.Optional(Type.String()),
+  ci_config_path: Type.Optional(Type.String()),
+  issues_enabled: Type.Optional(BooleanParam()),
+  merge_requests_enabled: Type.Optional(BooleanParam()),
+  wiki_enabled: Type.Optional(BooleanParam()),
+  jobs_enabled: Type.Optional(BooleanParam()),
+  snippets_enabled: Type.Optional(BooleanParam()),
+  shared_runners_enabled: Type.Optional(BooleanParam()),
+  resolve_outdated_diff_discussions: Type.Optional(BooleanParam()),
+  container_registry_enabled: Type.Optional(BooleanParam()),
+  lfs_enabled: Type.Optional(BooleanParam()),
+  visibility: Type.Optional(OneOf(VISIBILITIES)),
+  // The original's parameter is public_builds; the entity calls it public_jobs, so both are taken.
+  public_builds: Type.Optional(BooleanParam()),
+  public_jobs: Type.Optional(BooleanParam()),
+  request_access_enabled: Type.Optional(BooleanParam()),
+  only_allow_merge_if_pipeline_succeeds: Type.Optional(BooleanParam()),
+  only_allow_merge_if_all_discussions_are_resolved: Type.Optional(BooleanParam()),
+  printing_merge_request_link_enabled: Type.Optional(BooleanParam()),
+  merge_method: Type.Optional(OneOf(MERGE_METHODS)),
+  tag_list: Type.Optional(Type.Array(Type.String())),
+  default_branch: Type.Optional(Type.String()),
+}
+
+const CreateProjectBody = Type.Object({
+  name: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String()),
+  /** A namespace id or full path; the caller's personal namespace when omitted. */
+  namespace_id: Type.Optional(Type.String({ minLength: 1 })),
+  ...ProjectSettings,
+})
+
+const CreateUserProjectBody = Type.Object({
+  ...CreateProjectBody.properties,
+  name: Type.String(),
+})
+
+const UpdateProjectBody = Type.Object({
+  name: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String()),
+  ...ProjectSettings,
+})
+
+/** PUT /projects/:id needs at least one of these (the original's list, without avatar uploads). */
+const UPDATE_PARAMS = [
+  'jobs_enabled', 'resolve_outdated_diff_discussions', 'ci_config_path', 'container_registry_enabled', 'default_branch',
+  'description', 'issues_enabled', 'lfs_enabled', 'merge_requests_enabled', 'merge_method', 'name',
+  'only_allow_merge_if_all_discussions_are_resolved', 'only_allow_merge_if_pipeline_succeeds', 'path',
+  'printing_merge_request_link_enabled', 'public_builds', 'request_access_enabled', 'shared_runners_enabled',
+  'snippets_enabled', 'tag_list', 'visibility', 'wiki_enabled', 'public_jobs',
+] as const
+
+const ShareBody = Type.Object({
+  group_id: Type.Integer(),
+  group_access: IntegerOneOf(PROJECT_ACCESS_LEVELS),
+  expires_at: Type.Optional(DateParam()),
+})
+
+const ProjectForms = Type.Union([ProjectWithAccess, Project, ProjectSimple])
+const SIMPLE_LIST = Type.Array(ProjectSimple)
+const FULL_LIST = Type.Array(Project)
+const WITH_ACCESS_LIST = Type.Array(ProjectWithAccess)
+
+type Form = 'simple' | 'full' | 'withAccess'
+type CreateBody = Static<typeof CreateProjectBody>
+
+/**
+ * Serializes with the schema of the form actually presented; the route's schema lists them all.
+ * (With a serializer of its own, a reply gets no JSON content type unless given one.)
+ */
+function sendAs(reply: FastifyReply, schema: TSchema, body: unknown) {
+  return reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(schema)).send(body)
+}
+
+function presentForm(view: ProjectView, req: FastifyRequest, form: Form, userCanAdminProject = false) {
+  const ctx = presentCtx(req)
+  if (form === 'simple') return presentProjectSimple(view, ctx)
+  if (form === 'full') return presentProject(view, ctx, { userCanAdminProject })
+  return presentProjectWithAccess(view, ctx, { userCanAdminProject })
+}
+
+async function sendList(req: FastifyRequest, reply: FastifyReply, page: Page<ProjectRow>, form: Form, options: ProjectViewOptions) {
+  setPaginationHeaders(req, reply, page)
+  const views = await loadProjectViews(req.server.ingot.db, req.actor, page.items, options)
+  const schema = form === 'simple' ? SIMPLE_LIST : form === 'full' ? FULL_LIST : WITH_ACCESS_LIST
+  return sendAs(reply, schema, views.map((view) => presentForm(view, req, form)))
+}
+
+/** A write's answer: the full form, with the fields for those who administer the project. */
+async function sendProject(req: FastifyRequest, reply: FastifyReply, status: number, project: ProjectRow, namespace: NamespaceRow) {
+  const { db } = req.server.ingot
+  const view = await loadProjectView(db, req.actor, project)
+  const userCanAdminProject = view.access !== null && canOnProject(req.actor, { project, namespace, access: view.access }, 'admin_project')
+  return sendAs(reply.code(status), Project, presentForm(view, req, 'full', userCanAdminProject))
+}
+
+function listFilters(query: Partial<Static<typeof ProjectsQuery>> & Pick<Static<typeof ProjectsQuery>, 'order_by' | 'sort'>): ProjectFilters {
+  return {
+    archived: query.archived,
+    visibility: query.visibility,
+    search: query.search,
+    owned: query.owned,
+    membership: query.membership,
+    starred: query.starred,
+    minAccessLevel: query.min_access_level,
+    withIssuesEnabled: query.with_issues_enabled,
+    withMergeRequestsEnabled: query.with_merge_requests_enabled,
+    customAttributes: query.custom_attributes,
+    checksumFailed: query.wiki_checksum_failed === true || query.repository_checksum_failed === true,
+    orderBy: query.order_by,
+    sort: query.sort,
+  }
+}
+
+async function listProjects(req: FastifyRequest, reply: FastifyReply, scope: ProjectScope, query: Static<typeof ProjectsQuery> | Static<typeof UserProjectsQuery>) {
+  const { db } = req.server.ingot
+  const page = await paginate(db, findProjects(db, req.actor, scope, listFilters(query)), query)
+  const form: Form = req.actor === null || query.simple ? 'simple' : 'withAccess'
+  return sendList(req, reply, page, form, {
+    statistics: query.statistics,
+    customAttributes: query.with_custom_attributes && isAdmin(req.actor),
+  })
+}
+
+function settingsOf(body: Partial<Static<typeof UpdateProjectBody>>): ProjectSettingsInput {
+  const { name: _name, path: _path, public_builds: publicBuilds, public_jobs: publicJobs, ...settings } = body
+  const publicJobsValue = publicJobs ?? publicBuilds
+  return { ...settings, ...(publicJobsValue === undefined ? {} : { public_jobs: publicJobsValue }) }
+}
+
+async function create(req: FastifyRequest, creator: Actor, body: CreateBody): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
+  const { db, repositories } = req.server.ingot
+  const namespace = await creationNamespace(db, creator, body.namespace_id)
+  const project = await createProject(db, repositories, creator, {
+    ...settingsOf(body),
+    ...(body.name === undefined ? {} : { name: body.name }),
+    ...(body.path === undefined ? {} : { path: body.path }),
+    namespace,
+  })
+  return { project, namespace }
+}
+
+/** The original refuses a reached project limit on POST /projects with 403 and the messages alone. */
+function limitReachedAsForbidden(err: unknown): never {
+  if (err instanceof ApiError && err.statusCode === 400) {
+    const limit = (err.body.message as FieldErrors | undefined)?.limit_reached
+    if (Array.isArray(limit)) throw new ApiError(403, { message: limit })
+  }
+  throw err
+}
+
+const IdWithGroupParams = Type.Object({ id: Type.String({ minLength: 1 }), group_id: Type.Integer() })
+
+const projects: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/projects', {
+    config: { auth: 'optional' },
+    schema: { querystring: ProjectsQuery, response: { 200: Type.Array(ProjectForms) } },
+  }, async (req, reply) => listProjects(req, reply, { kind: 'all' }, req.query))
+
+  app.get('/users/:user_id/projects', {
+    config: { auth: 'optional' },
+    schema: { params: Type.Object({ user_id: Type.String({ minLength: 1 }) }), querystring: UserProjectsQuery, response: { 200: Type.Array(ProjectForms) } },
+  }, async (req, reply) => {
+    const user = await loadUser(req, req.params.user_id, { byUsername: true })
+    return listProjects(req, reply, { kind: 'personal', userId: user.id }, req.query)
+  })
+
+  app.get('/groups/:id/projects', {
+    config: { auth: 'optional' },
+    schema: { params: IdParams, querystring: GroupProjectsQuery, response: { 200: Type.Array(ProjectForms) } },
+  }, async (req, reply) => {
+    const { db } = req.server.ingot
+    const { group } = await loadGroup(req, req.params.id)
+    const query = req.query
+    const page = await paginate(db, findProjects(db, req.actor, { kind: 'group', groupId: group.id }, listFilters(query)), query)
+    return sendList(req, reply, page, query.simple ? 'simple' : 'full', {
+      customAttributes: query.with_custom_attributes && isAdmin(req.actor),
+    })
+  })
+
+  app.get('/projects/:id', {
+    config: { auth: 'optional' },
+    schema: { params: IdParams, querystring: SingleProjectQuery, response: { 200: ProjectForms } },
+  }, async (req, reply) => {
+    const loaded = await loadProject(req, req.params.id)
+    const view = await loadProjectView(req.server.ingot.db, req.actor, loaded.project, {
+      statistics: req.query.statistics,
+      customAttributes: req.query.with_custom_attributes && isAdmin(req.actor),
+    })
+    if (req.actor === null) return sendAs(reply, ProjectSimple, presentForm(view, req, 'simple'))
+    return sendAs(reply, ProjectWithAccess, presentForm(view, req, 'withAccess', canOnProject(req.actor, loaded, 'admin_project')))
+  })
+
+  app.post('/projects', {
+    schema: { body: CreateProjectBody, response: { 201: Project } },
+  }, async (req, reply) => {
+    const actor = requireActor(req)
+    if (req.body.name === undefined && req.body.path === undefined) throw missingOneOf('name', 'path')
+    const { project, namespace } = await create(req, actor, req.body).catch(limitReachedAsForbidden)
+    return sendProject(req, reply, 201, project, namespace)
+  })
+
+  // The project is created by the user, not by the administrator asking: as in the original, the
+  // user is its creator (creator_id), the author of its `created` event, and the one whose rights
+  // and project limit decide the namespace and visibility.
+  app.post('/projects/user/:user_id', {
+    schema: { params: Type.Object({ user_id: Type.Integer() }), body: CreateUserProjectBody, response: { 201: Project } },
+  }, async (req, reply) => {
+    requireAdmin(req)
+    const admin = requireActor(req)
+    const user = await loadUser(req, req.params.user_id)
+    const { project, namespace } = await create(req, { user, token: admin.token, sudoFrom: admin.user }, req.body)
+    return sendProject(req, reply, 201, project, namespace)
+  })
+
+  app.put('/projects/:id', {
+    schema: { params: IdParams, body: UpdateProjectBody, response: { 200: Project } },
+  }, async (req, reply) => {
+    const body = req.body
+    if (!UPDATE_PARAMS.some((name) => body[name] !== undefined)) throw missingOneOf(...UPDATE_PARAMS)
+    const loaded = await loadProject(req, req.params.id)
+    authorize(canOnProject(req.actor, loaded, 'admin_project'))
+    if (body.name !== undefined) authorize(canOnProject(req.actor, loaded, 'rename_project'))
+    if (body.visibility !== undefined) authorize(canOnProject(req.actor, loaded, 'change_visibility_level'))
+    const { db, repositories } = req.server.ingot
+    const project = await updateProject(db, repositories, requireActor(req), loaded, {
+      ...settingsOf(body),
+      ...(body.name === undefined ? {} : { name: body.name }),
+      ...(body.path === undefined ? {} : { path: body.path }),
+    })
+    return sendProject(req, reply, 200, project, loaded.namespace)
+  })
+
+  app.delete('/projects/:id', {
+    schema: { params: IdParams, response: { 202: MessageBody } },
+  }, async (req, reply) => {
+    const { project } = await authorizedProject(req, req.params.id, 'remove_project')
+    checkUnmodifiedSince(req, project.updated_at)
+    const { db, repositories } = req.server.ingot
+    await deleteProject(db, repositories, project)
+    return reply.code(202).send({ message: '202 Accepted' })
+  })
+
+  for (const [action, starred] of [['star', true], ['unstar', false]] as const) {
+    app.post(`/projects/:id/${action}`, {
+      schema: { params: IdParams, response: { 201: Project } },
+    }, async (req, reply) => {
+      const { project } = await loadProject(req, req.params.id)
+      const { db } = req.server.ingot
+      const userId = requireActor(req).user.id
+      const current = starred ? await starProject(db, userId, project.id) : await unstarProject(db, userId, project.id)
+      if (current === null) throw notModified()
+      return sendAs(reply.code(201), Project, presentForm(await loadProjectView(db, req.actor, current), req, 'full'))
+    })
+  }
+
+  for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
+    app.post(`/projects/:id/${action}`, {
+      schema: { params: IdParams, response: { 201: Project } },
+    }, async (req, reply) => {
+      const { project } = await authorizedProject(req, req.params.id, 'archive_project')
+      const { db } = req.server.ingot
+      const updated = await setProjectArchived(db, project, archived)
+      return sendAs(reply.code(201), Project, presentForm(await loadProjectView(db, req.actor, updated), req, 'full'))
+    })
+  }
+
+  app.post('/projects/:id/share', {
+    schema: { params: IdParams, body: ShareBody, response: { 201: ProjectGroupLink } },
+  }, async (req, reply) => {
+    const { project } = await authorizedProject(req, req.params.id, 'admin_project')
+    const { group } = await loadGroup(req, String(req.body.group_id))
+    const link = await shareProject(req.server.ingot.db, project, { group, groupAccess: req.body.group_access, expiresAt: req.body.expires_at ?? null })
+    return reply.code(201).send(presentProjectGroupLink(link))
+  })
+
+  app.delete('/projects/:id/share/:group_id', {
+    schema: { params: IdWithGroupParams },
+  }, async (req, reply) => {
+    const { project } = await authorizedProject(req, req.params.id, 'admin_project')
+    const { db } = req.server.ingot
+    const link = await findProjectShare(db, project.id, req.params.group_id)
+    if (link === undefined) throw notFound('Group Link')
+    checkUnmodifiedSince(req, link.created_at)
+    await unshareProject(db, link)
+    return reply.code(204).send()
+  })
+}
+
+/** loadProject, then 403 unless the caller may do `ability` on it. */
+async function authorizedProject(
+  req: FastifyRequest, idOrPath: string, ability: 'admin_project' | 'remove_project' | 'archive_project',
+): Promise<LoadedProject> {
+  const loaded = await loadProject(req, idOrPath)
+  authorize(canOnProject(req.actor, loaded, ability))
+  return loaded
+}
 
 export default projects

@@ -7,9 +7,11 @@ import type { Actor } from '../../auth/actor.js'
 import { validationFailed } from '../../api/errors.js'
 import { OWNER, visibilityLevel, type Visibility } from '../../policies/access-levels.js'
 import { getApplicationSettings } from '../settings.js'
-import { namespacePathErrors } from '../namespaces/path-rules.js'
 import { visibilityErrors } from '../namespaces/visibility-rules.js'
 import { collectErrors } from '../validation.js'
+import { groupNameErrors, groupPathErrors } from './group-rules.js'
+
+export { fullPathTaken } from './group-rules.js'
 
 export interface CreateGroupInput {
   name: string
@@ -22,23 +24,15 @@ export interface CreateGroupInput {
   parent?: NamespaceRow | null
 }
 
-export async function fullPathTaken(db: Db, fullPath: string, exceptNamespaceId?: number): Promise<boolean> {
-  let query = db.selectFrom('namespaces').select('id').where('full_path_lower', '=', fullPath.toLowerCase())
-  if (exceptNamespaceId !== undefined) query = query.where('id', '!=', exceptNamespaceId)
-  return (await query.executeTakeFirst()) !== undefined
-}
-
 export async function createGroup(db: Db, actor: Actor, input: CreateGroupInput): Promise<NamespaceRow> {
   const parent = input.parent ?? null
   const settings = await getApplicationSettings(db)
   const visibility = input.visibility ?? settings.default_group_visibility
   const level = visibilityLevel(visibility)
   const fullPath = parent === null ? input.path : `${parent.full_path}/${input.path}`
-  const pathErrors = namespacePathErrors(input.path, parent === null)
-  if (pathErrors.length === 0 && await fullPathTaken(db, fullPath)) pathErrors.push('has already been taken')
   const errors = collectErrors({
-    name: input.name.trim() === '' ? ["can't be blank"] : [],
-    path: pathErrors,
+    name: await groupNameErrors(db, input.name, parent),
+    path: await groupPathErrors(db, input.path, parent),
     visibility_level: visibilityErrors(visibility, level, parent, actor, settings, 'group'),
   })
   if (errors !== null) throw validationFailed(errors)

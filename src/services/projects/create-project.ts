@@ -1,6 +1,6 @@
 // Creates a project in a namespace, with its bare repository, in one transaction (POST /projects,
-// POST /projects/user/:user_id). Whether the actor may create in the namespace is the route's
-// question; this checks the project itself and the owner's project limit.
+// POST /projects/user/:user_id). creationNamespace() decides where the creator may create it;
+// createProject() checks the project itself and the owner's project limit.
 import { randomBytes } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
@@ -10,6 +10,8 @@ import { validationFailed } from '../../api/errors.js'
 import type { RepositoryStorage } from '../../git/storage.js'
 import { isValidRefName } from '../../git/ref-names.js'
 import { MAINTAINER, visibilityLevel, type Visibility } from '../../policies/access-levels.js'
+import { canOnGroup } from '../../policies/group-policy.js'
+import { groupAccessFor } from '../../finders/access.js'
 import { getApplicationSettings } from '../settings.js'
 import { pathFromName, projectNameErrors, projectPathErrors } from '../namespaces/path-rules.js'
 import { visibilityErrors } from '../namespaces/visibility-rules.js'
@@ -72,7 +74,30 @@ export function settingFlags(input: ProjectSettingsInput) {
     Partial<Record<keyof typeof flags, 0 | 1>>
 }
 
-/** Problems with a name or path within a namespace (taken, malformed). */
+/** Topics as the original keeps them: trimmed, without blanks or repeats. */
+export function normalizeTagList(tags: readonly string[]): string[] {
+  return [...new Set(tags.map((tag) => tag.trim()).filter((tag) => tag !== ''))]
+}
+
+/** A unique index refused the row (SQLite and PostgreSQL): a concurrent request took the name or path. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE'
+}
+
+/** The original's rule for a custom CI configuration path. */
+export function ciConfigPathErrors(path: string | null | undefined): string[] {
+  if (path === undefined || path === null || path === '') return []
+  const errors: string[] = []
+  if (path.includes('..') || path.startsWith('/')) errors.push('cannot include leading slash or directory traversal.')
+  if (path.length > 255) errors.push('is too long (maximum is 255 characters)')
+  return errors
+}
+
+/**
+ * Problems with a name or path within a namespace: malformed, or taken by another project there
+ * or, for the path, by a subgroup of the same full path (both would answer the same URL).
+ */
 export async function nameAndPathErrors(
   db: Db, namespaceId: number, name: string, path: string, exceptProjectId?: number,
 ): Promise<{ name: string[]; path: string[] }> {
@@ -84,6 +109,12 @@ export async function nameAndPathErrors(
   for (const other of await clash.execute()) {
     if (other.name === name && !nameErrors.includes('has already been taken')) nameErrors.push('has already been taken')
     if (other.path_lower === path.toLowerCase() && !pathErrors.includes('has already been taken')) pathErrors.push('has already been taken')
+  }
+  if (!pathErrors.includes('has already been taken')) {
+    // Paths are ASCII, so lower() agrees on both databases.
+    const subgroup = await db.selectFrom('namespaces').select('id').where('parent_id', '=', namespaceId)
+      .where((eb) => eb(eb.fn('lower', ['path']), '=', path.toLowerCase())).executeTakeFirst()
+    if (subgroup !== undefined) pathErrors.push('has already been taken')
   }
   return { name: nameErrors, path: pathErrors }
 }
@@ -97,6 +128,28 @@ async function projectLimitErrors(db: Db, namespace: NamespaceRow): Promise<stri
   return owner.projects_limit === 0
     ? ['Personal project creation is not allowed. Please contact your administrator with questions']
     : [`Your project limit is ${owner.projects_limit} projects! Please contact your administrator to increase it`]
+}
+
+/**
+ * The namespace a project is created in: the given id or full path, which the creator must be
+ * allowed to create projects in (their own, a group where they are Maintainer or more, any for
+ * admins), or else their personal namespace. As the original, anything else is the field error
+ * `namespace: is not valid`, whether the namespace is missing, hidden or closed to them.
+ */
+export async function creationNamespace(db: Db, creator: Actor, idOrPath: string | undefined): Promise<NamespaceRow> {
+  if (idOrPath === undefined) {
+    return db.selectFrom('namespaces').selectAll().where('kind', '=', 'user').where('owner_id', '=', creator.user.id)
+      .executeTakeFirstOrThrow()
+  }
+  const byId = /^\d+$/.test(idOrPath)
+  const namespace = await db.selectFrom('namespaces').selectAll()
+    .where(byId ? 'id' : 'full_path_lower', '=', byId ? Number(idOrPath) : idOrPath.toLowerCase())
+    .executeTakeFirst()
+  const allowed = namespace !== undefined && (namespace.kind === 'user'
+    ? namespace.owner_id === creator.user.id || creator.user.admin === 1
+    : canOnGroup(creator, await groupAccessFor(db, creator.user.id, namespace.id), 'create_projects'))
+  if (namespace === undefined || !allowed) throw validationFailed({ namespace: ['is not valid'] })
+  return namespace
 }
 
 export async function createProject(
@@ -113,6 +166,7 @@ export async function createProject(
     visibility_level: visibilityErrors(visibility, level, input.namespace, actor, settings, 'project'),
     merge_method: input.merge_method !== undefined && !MERGE_METHODS.includes(input.merge_method) ? ['is not included in the list'] : [],
     default_branch: input.default_branch !== undefined && !isValidRefName(input.default_branch) ? ['is invalid'] : [],
+    ci_config_path: ciConfigPathErrors(input.ci_config_path),
     limit_reached: await projectLimitErrors(db, input.namespace),
   })
   if (errors !== null) throw validationFailed(errors)
@@ -131,7 +185,7 @@ export async function createProject(
       ...settingFlags(input),
       ...(input.merge_method === undefined ? {} : { merge_method: input.merge_method }),
       ci_config_path: input.ci_config_path ?? null,
-      tag_list: JSON.stringify(input.tag_list ?? []),
+      tag_list: JSON.stringify(normalizeTagList(input.tag_list ?? [])),
       runners_token: randomBytes(15).toString('base64url'),
       created_at: now,
       updated_at: now,
@@ -150,5 +204,8 @@ export async function createProject(
     // Inside the transaction: if git cannot create the repository, no project row is left behind.
     await repositories.create(project.id, project.default_branch)
     return project
+  }).catch((err: unknown) => {
+    if (isUniqueViolation(err)) throw validationFailed({ name: ['has already been taken'], path: ['has already been taken'] })
+    throw err
   })
 }

@@ -1,7 +1,8 @@
 // Creates a user and their personal namespace in one transaction (POST /users, the root seed).
-// A taken email or username is 409 as the original answers; other problems are 400 per field.
+// An email or username taken by another user is 409 as the original answers; other problems
+// (a username taken by a group, an identity taken by another user) are 400 per field.
 import type { Db } from '../../db/index.js'
-import type { UserRow } from '../../db/schema.js'
+import type { NewUser, UserRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
 import { conflict, validationFailed } from '../../api/errors.js'
 import { collectErrors } from '../validation.js'
@@ -61,6 +62,28 @@ export async function emailTaken(db: Db, email: string, exceptUserId?: number): 
   return (await query.executeTakeFirst()) !== undefined
 }
 
+/** A user (not a group) with this username, other than exceptUserId. */
+export async function usernameTakenByUser(db: Db, username: string, exceptUserId?: number): Promise<boolean> {
+  let query = db.selectFrom('users').select('id').where('username_lower', '=', username.toLowerCase())
+  if (exceptUserId !== undefined) query = query.where('id', '!=', exceptUserId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+/** An external identity (provider + extern_uid, the uid compared case-insensitively) held by another user. */
+export async function identityTaken(db: Db, provider: string, externUid: string, exceptUserId?: number): Promise<boolean> {
+  let query = db.selectFrom('identities').select('id')
+    .where('provider', '=', provider)
+    .where((eb) => eb(eb.fn('lower', ['extern_uid']), '=', externUid.toLowerCase()))
+  if (exceptUserId !== undefined) query = query.where('user_id', '!=', exceptUserId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+/** The public email must be one of the user's own addresses (here: their email), or empty. */
+export function publicEmailErrors(publicEmail: string | undefined, email: string): string[] {
+  if (publicEmail === undefined || publicEmail === '') return []
+  return publicEmail.toLowerCase() === email.toLowerCase() ? [] : ['is not an email you own']
+}
+
 /** Usernames share the top level of URLs with groups, so a group path takes a username too. */
 export async function usernameTaken(db: Db, username: string, exceptUserId?: number): Promise<boolean> {
   let query = db.selectFrom('namespaces').select('id').where('full_path_lower', '=', username.toLowerCase())
@@ -72,15 +95,22 @@ export async function usernameTaken(db: Db, username: string, exceptUserId?: num
 
 export async function createUser(db: Db, input: CreateUserInput): Promise<UserRow> {
   const usePassword = !input.reset_password
+  if (await emailTaken(db, input.email)) throw conflict('Email has already been taken')
+  if (await usernameTakenByUser(db, input.username)) throw conflict('Username has already been taken')
+  const usernameErrors = namespacePathErrors(input.username, true)
+  if (await usernameTaken(db, input.username)) usernameErrors.push('has already been taken')
+  const identity = input.extern_uid !== undefined && input.provider !== undefined
+    ? { provider: input.provider, extern_uid: input.extern_uid }
+    : null
   const errors = collectErrors({
     email: emailErrors(input.email),
-    username: namespacePathErrors(input.username, true),
+    username: usernameErrors,
     name: nameErrors(input.name),
-    password: usePassword && input.password !== undefined ? passwordErrors(input.password) : [],
+    password: !usePassword ? [] : input.password === undefined ? ["can't be blank"] : passwordErrors(input.password),
     projects_limit: input.projects_limit !== undefined && input.projects_limit < 0 ? ['must be greater than or equal to 0'] : [],
+    public_email: publicEmailErrors(input.public_email, input.email),
+    extern_uid: identity !== null && await identityTaken(db, identity.provider, identity.extern_uid) ? ['has already been taken'] : [],
   })
-  if (await emailTaken(db, input.email)) throw conflict('Email has already been taken')
-  if (await usernameTaken(db, input.username)) throw conflict('Username has already been taken')
   if (errors !== null) throw validationFailed(errors)
 
   const settings = await getApplicationSettings(db)
@@ -88,7 +118,7 @@ export async function createUser(db: Db, input: CreateUserInput): Promise<UserRo
   const now = Date.now()
   try {
     return await db.transaction().execute(async (trx) => {
-      const user = await trx.insertInto('users').values({
+      const user = await insertUserWithNamespace(trx, {
         username: input.username,
         username_lower: input.username.toLowerCase(),
         email: input.email,
@@ -115,30 +145,39 @@ export async function createUser(db: Db, input: CreateUserInput): Promise<UserRo
         confirmed_at: input.skip_confirmation ? now : null,
         created_at: now,
         updated_at: now,
-      }).returningAll().executeTakeFirstOrThrow()
-      await trx.insertInto('namespaces').values({
-        kind: 'user',
-        name: user.username,
-        path: user.username,
-        full_path: user.username,
-        full_path_lower: user.username_lower,
-        full_name: user.name,
-        parent_id: null,
-        owner_id: user.id,
-        visibility_level: PRIVATE,
-        created_at: now,
-        updated_at: now,
-      }).execute()
-      if (input.extern_uid !== undefined && input.provider !== undefined) {
-        await trx.insertInto('identities')
-          .values({ user_id: user.id, provider: input.provider, extern_uid: input.extern_uid, created_at: now }).execute()
+      })
+      if (identity !== null) {
+        await trx.insertInto('identities').values({ user_id: user.id, ...identity, created_at: now }).execute()
       }
       return user
     })
   } catch (err) {
-    // A concurrent request took the email or username between the checks and the insert.
+    // A concurrent request took the email, username or identity between the checks and the insert.
     if (await emailTaken(db, input.email)) throw conflict('Email has already been taken')
-    if (await usernameTaken(db, input.username)) throw conflict('Username has already been taken')
+    if (await usernameTakenByUser(db, input.username)) throw conflict('Username has already been taken')
+    if (await usernameTaken(db, input.username)) throw validationFailed({ username: ['has already been taken'] })
+    if (identity !== null && await identityTaken(db, identity.provider, identity.extern_uid)) {
+      throw validationFailed({ extern_uid: ['has already been taken'] })
+    }
     throw err
   }
+}
+
+/** Inserts the user row and their personal namespace (path = username); call inside a transaction. */
+export async function insertUserWithNamespace(trx: Db, values: NewUser): Promise<UserRow> {
+  const user = await trx.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow()
+  await trx.insertInto('namespaces').values({
+    kind: 'user',
+    name: user.username,
+    path: user.username,
+    full_path: user.username,
+    full_path_lower: user.username_lower,
+    full_name: user.name,
+    parent_id: null,
+    owner_id: user.id,
+    visibility_level: PRIVATE,
+    created_at: user.created_at,
+    updated_at: user.created_at,
+  }).execute()
+  return user
 }

@@ -1,0 +1,73 @@
+// Changes a project's name, path and settings (PUT /projects/:id) with the rules of creation: the
+// name and path stay unique in the namespace, a new visibility must fit the group and the
+// restricted levels, and a new default branch must be a branch of the repository (or the
+// repository must still be empty). Which caller may change what is the route's question.
+import type { Db } from '../../db/index.js'
+import type { NamespaceRow, ProjectRow, ProjectsTable } from '../../db/schema.js'
+import type { Updateable } from 'kysely'
+import type { Actor } from '../../auth/actor.js'
+import { validationFailed } from '../../api/errors.js'
+import type { RepositoryStorage } from '../../git/storage.js'
+import { isValidRefName } from '../../git/ref-names.js'
+import { visibilityLevel } from '../../policies/access-levels.js'
+import { getApplicationSettings } from '../settings.js'
+import { visibilityErrors } from '../namespaces/visibility-rules.js'
+import { collectErrors } from '../validation.js'
+import {
+  ciConfigPathErrors, isUniqueViolation, nameAndPathErrors, normalizeTagList, settingFlags, type ProjectSettingsInput,
+} from './create-project.js'
+
+export interface UpdateProjectInput extends ProjectSettingsInput {
+  name?: string
+  path?: string
+}
+
+export async function updateProject(
+  db: Db, repositories: RepositoryStorage, actor: Actor,
+  subject: { project: ProjectRow; namespace: NamespaceRow }, input: UpdateProjectInput,
+): Promise<ProjectRow> {
+  const { project, namespace } = subject
+  const name = input.name ?? project.name
+  const path = input.path ?? project.path
+  const renamed = name !== project.name || path !== project.path
+  const taken = renamed ? await nameAndPathErrors(db, namespace.id, name, path, project.id) : { name: [], path: [] }
+  const settings = await getApplicationSettings(db)
+  const level = input.visibility === undefined ? project.visibility_level : visibilityLevel(input.visibility)
+  const newHead = input.default_branch !== undefined && input.default_branch !== project.default_branch ? input.default_branch : null
+  const errors = collectErrors({
+    name: input.name === undefined ? [] : taken.name,
+    path: input.path === undefined ? [] : taken.path,
+    visibility_level: input.visibility === undefined || level === project.visibility_level
+      ? []
+      : visibilityErrors(input.visibility, level, namespace, actor, settings, 'project'),
+    default_branch: input.default_branch === undefined || isValidRefName(input.default_branch) ? [] : ['is invalid'],
+    ci_config_path: ciConfigPathErrors(input.ci_config_path),
+  })
+  if (errors !== null) throw validationFailed(errors)
+  if (newHead !== null && !await repositories.branchUsableAsHead(project.id, newHead)) {
+    throw validationFailed({ base: [`Could not change HEAD: branch '${newHead}' does not exist`] })
+  }
+
+  const changes: Updateable<ProjectsTable> = {
+    ...settingFlags(input),
+    ...(input.name === undefined ? {} : { name }),
+    ...(input.path === undefined ? {} : { path, path_lower: path.toLowerCase() }),
+    ...(input.description === undefined ? {} : { description: input.description }),
+    ...(input.visibility === undefined ? {} : { visibility_level: level }),
+    ...(input.default_branch === undefined ? {} : { default_branch: input.default_branch }),
+    ...(input.merge_method === undefined ? {} : { merge_method: input.merge_method }),
+    ...(input.ci_config_path === undefined ? {} : { ci_config_path: input.ci_config_path === '' ? null : input.ci_config_path }),
+    ...(input.tag_list === undefined ? {} : { tag_list: JSON.stringify(normalizeTagList(input.tag_list)) }),
+    updated_at: Date.now(),
+  }
+  return db.transaction().execute(async (trx) => {
+    const updated = await trx.updateTable('projects').set(changes).where('id', '=', project.id)
+      .returningAll().executeTakeFirstOrThrow()
+    // Inside the transaction: a failed HEAD update leaves the row as it was.
+    if (newHead !== null) await repositories.setHead(project.id, newHead)
+    return updated
+  }).catch((err: unknown) => {
+    if (isUniqueViolation(err)) throw validationFailed({ name: ['has already been taken'], path: ['has already been taken'] })
+    throw err
+  })
+}
