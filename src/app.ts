@@ -1,11 +1,12 @@
 // buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as clients
 // send them), authentication, the error handler that keeps every failure in the original's
 // shapes, health checks, and /api/v4.
+import { STATUS_CODES } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import qs from 'qs'
 import type { AppContext } from './context.js'
-import { ApiError } from './api/errors.js'
+import { ApiError, invalidParam } from './api/errors.js'
 import { addParamKeywords } from './api/params.js'
 import { registerAuthentication } from './auth/authenticate.js'
 import { databaseAnswers } from './db/index.js'
@@ -32,6 +33,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       querystringParser: parseParams,
     },
     bodyLimit: 10 * 1024 * 1024,
+    // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
+    // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
+    frameworkErrors: (error, _req, reply: FastifyReply) => {
+      const status = error.statusCode ?? 400
+      void reply.code(status).send({ message: `${status} ${STATUS_CODES[status] ?? 'Bad Request'}` })
+    },
     ajv: {
       customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false },
       plugins: [addParamKeywords],
@@ -54,11 +61,34 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, parseParams(body as string))
   })
+  // Multipart forms (clients send some writes so, e.g. @gitbeaker/rest's user update) read like
+  // URL-encoded ones. File parts are not read: no endpoint takes an upload yet.
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (req, body, done) => {
+    new Response(body as Buffer, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData().then(
+      (form) => {
+        const fields = new URLSearchParams()
+        for (const [name, value] of form) if (typeof value === 'string') fields.append(name, value)
+        done(null, parseParams(fields.toString()))
+      },
+      () => done(new ApiError(400, { message: 'The request body is not valid multipart/form-data' }), undefined),
+    )
+  })
 
   // A write sent without any body validates like an empty one, so each missing parameter is named.
+  // A DELETE takes its parameters from the body too, as the original does (@gitbeaker/rest sends
+  // them there, e.g. hard_delete); the query string wins where both name one.
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD') req.body = {}
+    if (req.method === 'DELETE' && typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)) {
+      req.query = { ...req.body, ...(req.query as Record<string, unknown>) }
+    }
   })
+  // No text the API stores or looks up may hold a NUL: PostgreSQL refuses it (a 500) where SQLite
+  // would keep it, so it is an invalid parameter on both.
+  app.addHook('preValidation', async (req) => rejectParam(req, (value) => typeof value === 'string' && value.includes('\0')))
+  // Schema validation turns "1e309" (or JSON's 1e999) into Infinity and lets it through as an
+  // integer within any bounds: no finite number came in, so the parameter is invalid.
+  app.addHook('preHandler', async (req) => rejectParam(req, (value) => typeof value === 'number' && !Number.isFinite(value)))
   registerAuthentication(app, ctx.db)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: '404 Not Found' }))
@@ -70,6 +100,30 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   })
   await app.register(apiV4, { prefix: '/api/v4' })
   return app
+}
+
+/** 400 "<param> is invalid" for the first parameter (path, query, then body) holding a bad value. */
+function rejectParam(req: FastifyRequest, isBad: (value: unknown) => boolean): void {
+  const name = badParam(req.params, '', isBad) ?? badParam(req.query, '', isBad) ?? badParam(req.body, '', isBad)
+  if (name !== null) throw invalidParam(name || 'body')
+}
+
+/**
+ * The name (`a[b][0]`) of a value, or hash key, within `value` that isBad finds; or null. Walked
+ * with a stack of its own, as a JSON body may nest deeper than the call stack goes.
+ */
+function badParam(value: unknown, name: string, isBad: (value: unknown) => boolean): string | null {
+  const pending: [unknown, string][] = [[value, name]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, itemName] = next
+    if (isBad(item)) return itemName
+    if (typeof item !== 'object' || item === null) continue
+    const entries = Object.entries(item)
+    if (entries.some(([key]) => isBad(key))) return itemName
+    // Reversed onto the stack, so that the first bad parameter is the one named.
+    for (const [key, child] of entries.reverse()) pending.push([child, itemName === '' ? key : `${itemName}[${key}]`])
+  }
+  return null
 }
 
 interface ValidationIssue {

@@ -3,12 +3,19 @@
 // leak by a forgotten check. `authorize` turns a policy answer into 403.
 import type { FastifyRequest } from 'fastify'
 import type { NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
+import { fitsIntegerColumn } from '../db/values.js'
 import { NO_PROJECT_ACCESS, groupAccessFor, groupVisibleTo, projectAccessFor, type ProjectAccess } from '../finders/access.js'
 import { canReadProject, type ProjectSubject } from '../policies/project-policy.js'
 import { forbidden, notFound, unauthorized } from './errors.js'
 import type { Actor } from '../auth/actor.js'
 
 const NUMERIC_ID = /^\d+$/
+
+/** A numeric `:id` as a row id; null when no row can have it (too large for the id column). */
+function numericId(idOrPath: string): number | null {
+  const id = Number(idOrPath)
+  return fitsIntegerColumn(id) ? id : null
+}
 
 export interface LoadedProject extends ProjectSubject {
   project: ProjectRow
@@ -40,7 +47,9 @@ async function findProject(req: FastifyRequest, idOrPath: string): Promise<{ pro
   const { db } = req.server.ingot
   let project: ProjectRow | undefined
   if (NUMERIC_ID.test(idOrPath)) {
-    project = await db.selectFrom('projects').selectAll().where('id', '=', Number(idOrPath)).executeTakeFirst()
+    const id = numericId(idOrPath)
+    if (id === null) return undefined
+    project = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst()
   } else {
     const slash = idOrPath.lastIndexOf('/')
     if (slash <= 0) return undefined
@@ -58,9 +67,12 @@ async function findProject(req: FastifyRequest, idOrPath: string): Promise<{ pro
 /** A group by id or URL-decoded full path, 404 unless the caller can see it. */
 export async function loadGroup(req: FastifyRequest, idOrPath: string): Promise<LoadedGroup> {
   const { db } = req.server.ingot
+  const byId = NUMERIC_ID.test(idOrPath)
+  const id = byId ? numericId(idOrPath) : null
+  if (byId && id === null) throw notFound('Group')
   const group = await db.selectFrom('namespaces').selectAll()
     .where('kind', '=', 'group')
-    .where(NUMERIC_ID.test(idOrPath) ? 'id' : 'full_path_lower', '=', NUMERIC_ID.test(idOrPath) ? Number(idOrPath) : idOrPath.toLowerCase())
+    .where(id !== null ? 'id' : 'full_path_lower', '=', id ?? idOrPath.toLowerCase())
     .where(groupVisibleTo(req.actor))
     .executeTakeFirst()
   if (group === undefined) throw notFound('Group')
@@ -73,9 +85,13 @@ export async function loadUser(req: FastifyRequest, idOrUsername: string | numbe
   const { db } = req.server.ingot
   const key = String(idOrUsername)
   const query = db.selectFrom('users').selectAll().where('ghost', '=', 0)
-  const user = NUMERIC_ID.test(key)
-    ? await query.where('id', '=', Number(key)).executeTakeFirst()
-    : options.byUsername ? await query.where('username_lower', '=', key.toLowerCase()).executeTakeFirst() : undefined
+  let user: UserRow | undefined
+  if (typeof idOrUsername === 'number' || NUMERIC_ID.test(key)) {
+    const id = numericId(key)
+    user = id === null ? undefined : await query.where('id', '=', id).executeTakeFirst()
+  } else if (options.byUsername) {
+    user = await query.where('username_lower', '=', key.toLowerCase()).executeTakeFirst()
+  }
   if (user === undefined) throw notFound('User')
   return user
 }

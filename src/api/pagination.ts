@@ -9,6 +9,8 @@ import type { PaginationQuery } from './params.js'
 
 export const MAX_PER_PAGE = 100
 
+const TOKEN_PARAMS = ['private_token', 'access_token']
+
 export interface Page<T> {
   items: T[]
   total: number
@@ -65,6 +67,8 @@ export function setPaginationHeaders(req: FastifyRequest, reply: FastifyReply, p
   const [pathname = '', search = ''] = req.url.split('?', 2)
   const linkTo = (n: number) => {
     const params = new URLSearchParams(search)
+    // A token sent in the query string is never written back into a response.
+    for (const carrier of TOKEN_PARAMS) params.delete(carrier)
     params.set('page', String(n))
     params.set('per_page', String(page.perPage))
     return `${externalUrl}${pathname}?${params.toString()}`

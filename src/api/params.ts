@@ -3,6 +3,7 @@
 // form (turned into epoch milliseconds) and `YYYY-MM-DD` dates.
 import { Type, type Static } from '@sinclair/typebox'
 import type { Ajv } from 'ajv'
+import { MAX_INTEGER } from '../db/values.js'
 
 const TRUE_WORDS = new Set(['true', 't', '1', 'yes', 'y', 'on'])
 const FALSE_WORDS = new Set(['false', 'f', '0', 'no', 'n', 'off'])
@@ -75,7 +76,8 @@ export const OneOf = <T extends string>(values: readonly T[], options: { default
 export const SortParam = (defaultSort: 'asc' | 'desc') => OneOf(['asc', 'desc'] as const, { default: defaultSort })
 
 export const Pagination = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  // Bounded so that every offset is a number both databases take (and "1e309", Infinity, is refused).
+  page: Type.Integer({ minimum: 1, maximum: MAX_INTEGER, default: 1 }),
   // Above the maximum of 100 the page size is clamped, as the original does (see pagination.ts).
   per_page: Type.Integer({ minimum: 1, default: 20 }),
 })

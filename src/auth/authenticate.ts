@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Db } from '../db/index.js'
 import type { AccessTokenRow, TokenKind, UserRow } from '../db/schema.js'
-import { parseJsonArray, today } from '../db/values.js'
+import { fitsIntegerColumn, parseJsonArray, today } from '../db/values.js'
 import { forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../api/errors.js'
 import { tokenDigest } from './secrets.js'
 import type { Actor, Scope } from './actor.js'
@@ -104,7 +104,10 @@ async function applySudo(db: Db, req: FastifyRequest, actor: Actor): Promise<Act
   if (!actor.user.admin) throw forbidden('Must be admin to use sudo')
   checkScopes(actor.token, ['sudo'])
   const query = db.selectFrom('users').selectAll().where('ghost', '=', 0)
-  const target = await (/^\d+$/.test(identifier)
+  const byId = /^\d+$/.test(identifier)
+  // No user has an id beyond the id column's range, or a NUL in the username (PostgreSQL refuses both).
+  const findable = byId ? fitsIntegerColumn(Number(identifier)) : !identifier.includes('\0')
+  const target = !findable ? undefined : await (byId
     ? query.where('id', '=', Number(identifier))
     : query.where('username_lower', '=', identifier.toLowerCase())
   ).executeTakeFirst()

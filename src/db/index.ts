@@ -67,6 +67,9 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     file.pragma('synchronous = NORMAL')
     file.pragma('foreign_keys = ON')
     file.pragma('busy_timeout = 5000')
+    // SQLite's lower() folds ASCII only; PostgreSQL's, and the *_lower columns written from
+    // JavaScript, fold every letter. One case folding on both keeps searches alike ("Über").
+    file.function('lower', { deterministic: true }, (text: unknown) => (text === null ? null : String(text).toLowerCase()))
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) })
     return { db, dialect: 'sqlite', close: () => db.destroy() }
   }

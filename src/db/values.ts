@@ -6,6 +6,17 @@
 
 export type Flag = 0 | 1
 
+/** The largest value of an integer column (ids, counters, limits): 32-bit on PostgreSQL. */
+export const MAX_INTEGER = 2_147_483_647
+
+/**
+ * Whether a number can be compared with an integer column on both databases. PostgreSQL fails the
+ * whole query on an out-of-range parameter, so an id no row can have is looked up as "not found".
+ */
+export function fitsIntegerColumn(value: number): boolean {
+  return Number.isInteger(value) && value >= -MAX_INTEGER - 1 && value <= MAX_INTEGER
+}
+
 export function flag(value: boolean): Flag {
   return value ? 1 : 0
 }

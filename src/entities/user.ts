@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { IdentityRow, UserRow } from '../db/schema.js'
 import { isoTime } from '../db/values.js'
+import { canReadUserProfile } from '../policies/user-policy.js'
 import { CustomAttribute, IsoDateTime, Nullable, NullableDate, NullableDateTime, NullableString, type CustomAttributeEntity, type PresentContext } from './common.js'
 
 export const UserBasic = Type.Object({
@@ -19,7 +20,8 @@ export const UserBasic = Type.Object({
 export type UserBasicEntity = Static<typeof UserBasic>
 
 const profileFields = {
-  created_at: IsoDateTime,
+  /** Hidden on a private profile from everyone but the user and administrators. */
+  created_at: Type.Optional(IsoDateTime),
   bio: NullableString,
   location: NullableString,
   public_email: Type.String(),
@@ -96,7 +98,7 @@ export function presentUserBasic(user: UserRow, ctx: PresentContext, customAttri
 export function presentUser(user: UserRow, ctx: PresentContext, customAttributes?: CustomAttributeEntity[]): UserEntity {
   return {
     ...presentUserBasic(user, ctx, customAttributes),
-    created_at: isoTime(user.created_at),
+    ...(canReadUserProfile(ctx.actor, user) ? { created_at: isoTime(user.created_at) } : {}),
     bio: user.bio === '' ? null : user.bio,
     location: user.location === '' ? null : user.location,
     public_email: user.public_email,

@@ -4,6 +4,7 @@ import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { CustomAttributeRow, CustomAttributeSubject } from '../db/schema.js'
 import type { CustomAttributeEntity } from '../entities/common.js'
+import { textOrder } from './text-search.js'
 
 /** Each subject's attributes, ordered by key. */
 export async function customAttributesOf(
@@ -12,7 +13,7 @@ export async function customAttributesOf(
   const result = new Map<number, CustomAttributeEntity[]>()
   if (ids.length === 0) return result
   const rows = await db.selectFrom('custom_attributes').select(['subject_id', 'key', 'value'])
-    .where('subject_type', '=', subject).where('subject_id', 'in', ids).orderBy('key').execute()
+    .where('subject_type', '=', subject).where('subject_id', 'in', ids).orderBy(textOrder(db, 'key')).execute()
   for (const row of rows) {
     const list = result.get(row.subject_id) ?? []
     list.push({ key: row.key, value: row.value })

@@ -11,6 +11,7 @@ import { startOfDate } from '../db/values.js'
 import type { Actor } from '../auth/actor.js'
 import type { EventView } from '../entities/event.js'
 import type { PushData } from '../services/events/record-event.js'
+import { canReadUserProfile } from '../policies/user-policy.js'
 import { projectVisibleTo } from './access.js'
 
 export const EVENT_ACTIONS = [
@@ -59,15 +60,10 @@ function inVisibleProject(actor: Actor | null): Expression<SqlBool> {
     select 1 from projects where projects.id = events.project_id and ${projectVisibleTo(actor)}))`
 }
 
-/** A private profile's activity is shown to its owner and administrators only. */
-export function canReadUserActivity(actor: Actor | null, user: UserRow): boolean {
-  return user.private_profile === 0 || actor?.user.admin === 1 || actor?.user.id === user.id
-}
-
 export function findUserEvents(db: Db, actor: Actor | null, author: UserRow, f: EventFilters) {
   return filteredEvents(db, f)
     .where('events.author_id', '=', author.id)
-    .where(canReadUserActivity(actor, author) ? inVisibleProject(actor) : sql<SqlBool>`1 = 0`)
+    .where(canReadUserProfile(actor, author) ? inVisibleProject(actor) : sql<SqlBool>`1 = 0`)
 }
 
 /** Events of a project the caller has already been found to see (loadProject). */

@@ -8,14 +8,14 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { NamespaceRow } from '../db/schema.js'
-import { today } from '../db/values.js'
+import { fitsIntegerColumn, today } from '../db/values.js'
 import type { Actor } from '../auth/actor.js'
 import { OWNER } from '../policies/access-levels.js'
 import type { CustomAttributeEntity } from '../entities/common.js'
 import type { GroupDetailView, GroupStatisticsEntity, GroupView } from '../entities/group.js'
 import { groupVisibleTo, projectVisibleTo, relatedGroupIds } from './access.js'
 import { customAttributesOf, hasCustomAttributes } from './custom-attributes.js'
-import { containsIgnoringCase } from './text-search.js'
+import { matchesSearchInAny, textOrder } from './text-search.js'
 import { loadProjectViews } from './project-views.js'
 
 export type GroupOrder = 'name' | 'path' | 'id'
@@ -70,16 +70,17 @@ function groupScope(actor: Actor | null, f: GroupFilters): Expression<SqlBool> {
 
 export function findGroups(db: Db, actor: Actor | null, f: GroupFilters) {
   const attributes = actor?.user.admin ? hasCustomAttributes('group', 'namespaces.id', f.customAttributes) : null
-  const search = f.search
+  const search = f.search === undefined ? null : matchesSearchInAny(['namespaces.name', 'namespaces.path'], f.search)
+  // Ids beyond the id column's range belong to no group, and PostgreSQL refuses to compare them.
+  const skipGroups = f.skipGroups?.filter(fitsIntegerColumn) ?? []
   return db.selectFrom('namespaces').selectAll('namespaces')
     .where('namespaces.kind', '=', 'group')
     .where(groupScope(actor, f))
     .$if(f.parentId !== undefined, (q) => q.where('namespaces.parent_id', '=', f.parentId!))
-    .$if(!!f.skipGroups?.length, (q) => q.where('namespaces.id', 'not in', f.skipGroups!))
-    .$if(search !== undefined && search !== '', (q) =>
-      q.where((eb) => eb.or([containsIgnoringCase('namespaces.name', search!), containsIgnoringCase('namespaces.path', search!)])))
+    .$if(skipGroups.length > 0, (q) => q.where('namespaces.id', 'not in', skipGroups))
+    .$if(search !== null, (q) => q.where(search!))
     .$if(attributes !== null, (q) => q.where(attributes!))
-    .orderBy(`namespaces.${f.orderBy}`, f.sort)
+    .orderBy(f.orderBy === 'id' ? 'namespaces.id' : textOrder(db, `namespaces.${f.orderBy}`), f.sort)
     // 11.5 breaks ties by ascending id whatever the sort.
     .$if(f.orderBy !== 'id', (q) => q.orderBy('namespaces.id', 'asc'))
 }

@@ -4,15 +4,16 @@
 //   inherited  one row per membership of every source the access comes from (GET …/members/all):
 //              a group and its ancestors; a project, its group and that group's ancestors, and the
 //              groups it is shared with and their ancestors, capped at the share's group_access.
-// `query` matches name or username, ignoring case. Pages are ordered by membership id.
+// `query` is the original's word search (text-search.ts) in the name or the username. Pages are
+// ordered by membership id.
 import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { MemberRow, UserRow } from '../db/schema.js'
-import { today } from '../db/values.js'
+import { fitsIntegerColumn, today } from '../db/values.js'
 import type { MemberView } from '../entities/member.js'
 import { OWNER } from '../policies/access-levels.js'
 import type { MemberSourceRef } from '../services/members/member-rules.js'
-import { containsIgnoringCase } from './text-search.js'
+import { matchesSearchInAny } from './text-search.js'
 
 export interface MemberFilters {
   query?: string
@@ -33,14 +34,13 @@ const activeMembership = (members: string): Expression<SqlBool> => {
 }
 
 function membersOf(db: Db, filters: MemberFilters) {
-  const query = filters.query
+  const search = filters.query === undefined ? null : matchesSearchInAny(['users.name', 'users.username'], filters.query)
   return db.selectFrom('members as m')
     .innerJoin('users', 'users.id', 'm.user_id')
     .selectAll('users')
     .select(['m.id as member_id', 'm.expires_at as member_expires_at'])
     .where(activeMembership('m'))
-    .$if(query !== undefined && query !== '', (q) =>
-      q.where((eb) => eb.or([containsIgnoringCase('users.name', query!), containsIgnoringCase('users.username', query!)])))
+    .$if(search !== null, (q) => q.where(search!))
     .orderBy('m.id')
 }
 
@@ -86,6 +86,7 @@ export function findAllMembers(db: Db, source: MemberSourceRef, filters: MemberF
 
 /** The user's direct membership in force, if any. */
 export async function findDirectMember(db: Db, source: MemberSourceRef, userId: number): Promise<MemberRow | undefined> {
+  if (!fitsIntegerColumn(userId)) return undefined
   return db.selectFrom('members as m').selectAll('m')
     .where('m.source_type', '=', source.type).where('m.source_id', '=', source.id).where('m.user_id', '=', userId)
     .where(activeMembership('m'))

@@ -1,15 +1,16 @@
 // Namespaces (GET /namespaces, GET /namespaces/:id): admins see every namespace, everyone else their
-// personal namespace and the groups they are a direct member of; `search` matches name or path.
-// Also counts the members of a group and its descendants for the groups the caller administers.
+// personal namespace and the groups they are a direct member of; `search` is the original's word
+// search (text-search.ts) in the name or the path. Also counts the members of a group and its
+// descendants for the groups the caller administers.
 import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { NamespaceRow } from '../db/schema.js'
-import { today } from '../db/values.js'
+import { fitsIntegerColumn, today } from '../db/values.js'
 import type { Actor } from '../auth/actor.js'
 import { OWNER } from '../policies/access-levels.js'
 import type { NamespaceView } from '../entities/namespace.js'
 import { groupIdsWithMinAccess } from './groups-finder.js'
-import { containsIgnoringCase } from './text-search.js'
+import { matchesSearchInAny } from './text-search.js'
 
 const NUMERIC_ID = /^\d+$/
 
@@ -22,16 +23,16 @@ function namespacesOf(actor: Actor): Expression<SqlBool> {
 }
 
 export function findNamespaces(db: Db, actor: Actor, filters: { search?: string }) {
-  const search = filters.search
+  const search = filters.search === undefined ? null : matchesSearchInAny(['namespaces.name', 'namespaces.path'], filters.search)
   return db.selectFrom('namespaces').selectAll('namespaces')
     .where(namespacesOf(actor))
-    .$if(search !== undefined && search !== '', (q) =>
-      q.where((eb) => eb.or([containsIgnoringCase('namespaces.name', search!), containsIgnoringCase('namespaces.path', search!)])))
+    .$if(search !== null, (q) => q.where(search!))
     .orderBy('namespaces.id', 'asc')
 }
 
 /** A namespace by id or full path, undefined when missing or not one the caller may list. */
 export async function findNamespace(db: Db, actor: Actor, idOrPath: string): Promise<NamespaceRow | undefined> {
+  if (NUMERIC_ID.test(idOrPath) && !fitsIntegerColumn(Number(idOrPath))) return undefined
   return db.selectFrom('namespaces').selectAll('namespaces')
     .where(NUMERIC_ID.test(idOrPath) ? 'namespaces.id' : 'namespaces.full_path_lower', '=',
       NUMERIC_ID.test(idOrPath) ? Number(idOrPath) : idOrPath.toLowerCase())

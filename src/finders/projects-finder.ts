@@ -6,14 +6,16 @@
 import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { Database, ProjectGroupLinkRow, ProjectRow } from '../db/schema.js'
+import { fitsIntegerColumn } from '../db/values.js'
 import type { Actor } from '../auth/actor.js'
 import { OWNER, visibilityLevel, type Visibility } from '../policies/access-levels.js'
 import { authorizedProjectIds, projectVisibleTo } from './access.js'
 import { hasCustomAttributes } from './custom-attributes.js'
-import { matchesSearch } from './text-search.js'
+import { matchesSearch, textOrder } from './text-search.js'
 
 export const PROJECT_ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const
 export type ProjectOrder = typeof PROJECT_ORDERS[number]
+const TEXT_ORDERS: readonly ProjectOrder[] = ['name', 'path']
 
 /** Which projects a list starts from, before visibility and filters. */
 export type ProjectScope =
@@ -101,12 +103,13 @@ export function findProjects(db: Db, actor: Actor | null, scope: ProjectScope, f
 
   return db.selectFrom('projects').selectAll('projects')
     .where((eb) => eb.and(conditions))
-    .orderBy(`projects.${f.orderBy}`, f.sort)
+    .orderBy(TEXT_ORDERS.includes(f.orderBy) ? textOrder(db, `projects.${f.orderBy}`) : `projects.${f.orderBy}`, f.sort)
     .orderBy('projects.id', f.sort)
 }
 
 /** The project's share with the group, if there is one. */
 export async function findProjectShare(db: Db, projectId: number, groupId: number): Promise<ProjectGroupLinkRow | undefined> {
+  if (!fitsIntegerColumn(groupId)) return undefined
   return db.selectFrom('project_group_links').selectAll()
     .where('project_id', '=', projectId).where('group_id', '=', groupId).executeTakeFirst()
 }

@@ -6,9 +6,10 @@ import type { Db } from '../db/index.js'
 import type { AccessTokenRow, IdentityRow, SshKeyRow, UserRow } from '../db/schema.js'
 import type { Actor } from '../auth/actor.js'
 import { isAdmin } from '../auth/actor.js'
+import { fitsIntegerColumn } from '../db/values.js'
 import type { UserAccountView } from '../entities/user.js'
 import { hasCustomAttributes } from './custom-attributes.js'
-import { matchesSearch } from './text-search.js'
+import { matchesSearch, textOrder } from './text-search.js'
 
 export const USER_ORDER_FIELDS = ['id', 'name', 'username', 'created_at', 'updated_at'] as const
 export type UserOrderField = typeof USER_ORDER_FIELDS[number]
@@ -56,7 +57,7 @@ export function findUsers(db: Db, actor: Actor | null, f: UserFilters) {
     .$if(f.createdAfter !== undefined, (q) => q.where('users.created_at', '>=', f.createdAfter!))
     .$if(f.createdBefore !== undefined, (q) => q.where('users.created_at', '<=', f.createdBefore!))
     .$if(customAttributes !== null, (q) => q.where(customAttributes!))
-    .orderBy(`users.${orderBy}`, sort)
+    .orderBy(orderBy === 'name' || orderBy === 'username' ? textOrder(db, `users.${orderBy}`) : `users.${orderBy}`, sort)
   if (orderBy !== 'id') query = query.orderBy('users.id', sort)
   return query
 }
@@ -105,6 +106,7 @@ export function findSshKeys(db: Db, userId: number) {
 }
 
 export async function findSshKey(db: Db, userId: number, keyId: number): Promise<SshKeyRow | undefined> {
+  if (!fitsIntegerColumn(keyId)) return undefined
   return findSshKeys(db, userId).where('id', '=', keyId).executeTakeFirst()
 }
 
@@ -121,5 +123,6 @@ export function findImpersonationTokens(db: Db, userId: number, state: TokenStat
 }
 
 export async function findImpersonationToken(db: Db, userId: number, tokenId: number): Promise<AccessTokenRow | undefined> {
+  if (!fitsIntegerColumn(tokenId)) return undefined
   return findImpersonationTokens(db, userId).where('id', '=', tokenId).executeTakeFirst()
 }

@@ -89,6 +89,36 @@ describe('platform core', () => {
     assert.deepEqual(res.body, { message: '403 Forbidden - User is blocked' })
   })
 
+  describe('request bodies', () => {
+    /** A multipart/form-data payload as fetch encodes FormData (what @gitbeaker/rest sends for user updates). */
+    async function multipart(fields: Record<string, string>) {
+      const form = new FormData()
+      for (const [name, value] of Object.entries(fields)) form.append(name, value)
+      form.append('avatar', new Blob(['not read']), 'avatar.png')
+      const request = new Request('http://ingot.test', { method: 'PUT', body: form })
+      return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type') ?? '' }
+    }
+
+    it('reads multipart/form-data fields like form-encoded ones', async () => {
+      const { payload, contentType } = await multipart({ emoji: 'coffee', message: 'multipart' })
+      const res = await t.app.inject({
+        method: 'PUT', url: '/api/v4/user/status', payload, headers: { 'private-token': ROOT_TOKEN, 'content-type': contentType },
+      })
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.json().emoji, 'coffee')
+      assert.equal(res.json().message, 'multipart')
+    })
+
+    it('answers 400 for a malformed multipart body', async () => {
+      const res = await t.app.inject({
+        method: 'PUT', url: '/api/v4/user/status', payload: 'not multipart',
+        headers: { 'private-token': ROOT_TOKEN, 'content-type': 'multipart/form-data; boundary=nothing-here' },
+      })
+      assert.equal(res.statusCode, 400)
+      assert.deepEqual(res.json(), { message: 'The request body is not valid multipart/form-data' })
+    })
+  })
+
   describe('sudo', () => {
     it('acts as the target user, found by id or case-insensitive username', async () => {
       const target = await makeUser(t, { username: 'SudoTarget' })

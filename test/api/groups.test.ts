@@ -152,6 +152,20 @@ describe('groups API', () => {
       assert.deepEqual(idsOf(single), [byName.id, wild.id])
     })
 
+    it('searches word by word as the original: every word of three or more characters, or the whole query exactly', async () => {
+      const marker = uniqueName('words')
+      const owner = await makeUser(t)
+      const spread = await makeGroup(t, { path: `${marker}-spread`, name: `Red ${marker} Blue` }, owner)
+      const short = await makeGroup(t, { path: `${marker}-xy`, name: 'xy' }, owner)
+      const list = (search: string) => t.api('GET', '/groups', { token: owner.token, query: { search } })
+      assert.deepEqual(idsOf(await list(`blue ${marker}`)), [spread.id])
+      assert.deepEqual(idsOf(await list(`blue ${marker} green`)), [])
+      assert.deepEqual(idsOf(await list('XY')), [short.id])
+      assert.ok(!idsOf(await list('x')).includes(short.id))
+      const namespaces = await t.api('GET', '/namespaces', { token: owner.token, query: { search: `blue ${marker}` } })
+      assert.deepEqual(idsOf(namespaces), [spread.id])
+    })
+
     it('orders by name, path or id with sort, ties broken by ascending id', async () => {
       const owner = await makeUser(t)
       const c = await makeGroup(t, { path: uniqueName('p-a'), name: 'same' }, owner)

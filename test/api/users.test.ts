@@ -262,6 +262,20 @@ describe('users API', () => {
       }
     })
 
+    it('hides the creation date of a private profile from everyone but the user and administrators', async () => {
+      const target = await makeUser(t, { private_profile: true })
+      const other = await makeUser(t)
+      for (const token of [other.token, null]) {
+        const res = await t.api('GET', `/users/${target.user.id}`, { token })
+        assert.equal(res.status, 200)
+        assert.deepEqual(keysOf(res.body), USER_FIELDS.filter((field) => field !== 'created_at'))
+      }
+      for (const token of [target.token, t.root.token]) {
+        const res = await t.api('GET', `/users/${target.user.id}`, { token })
+        assert.equal(res.body.created_at, new Date(target.user.created_at).toISOString())
+      }
+    })
+
     it('answers 404 for missing users, the ghost and non-numeric ids', async () => {
       const ghost = await ensureGhostUser(t.ctx.db, 'ingot.test')
       for (const id of ['999999', String(ghost.id), 'root']) {
@@ -324,14 +338,26 @@ describe('users API', () => {
         web_url: `${EXTERNAL_URL}/${input.username}`, bio: 'bio', location: 'loc', public_email: input.email,
         messenger: 'm', professional_network: 'pn', microblog: 'mb', website_url: 'https://w.example', organization: 'org',
         last_sign_in_at: null, last_activity_on: null, email: input.email, theme_id: 1, color_scheme_id: 1,
-        projects_limit: 7, current_sign_in_at: null, identities: [{ provider: 'ldapmain', extern_uid: input.extern_uid }],
-        can_create_group: false, can_create_project: true, two_factor_enabled: false, external: true, private_profile: true,
+        // An external user can create no groups and no personal projects, whatever was asked, as in the original.
+        projects_limit: 0, current_sign_in_at: null, identities: [{ provider: 'ldapmain', extern_uid: input.extern_uid }],
+        can_create_group: false, can_create_project: false, two_factor_enabled: false, external: true, private_profile: true,
         is_admin: true,
       })
       const row = await userRow(id)
       assert.ok(await passwordMatches(row!.password_digest, 'secret-password'))
       const namespace = await t.ctx.db.selectFrom('namespaces').selectAll().where('owner_id', '=', id).executeTakeFirstOrThrow()
       assert.deepEqual([namespace.kind, namespace.path, namespace.full_path, namespace.full_name], ['user', input.username, input.username, input.name])
+    })
+
+    it('gives external users no right to create groups or personal projects, as the original', async () => {
+      const input = newUser({ external: true, can_create_group: true, projects_limit: 10 })
+      const res = await t.api('POST', '/users', { body: input })
+      assert.equal(res.status, 201, res.text)
+      assert.deepEqual([res.body.can_create_group, res.body.projects_limit, res.body.can_create_project], [false, 0, false])
+      const row = await userRow(res.body.id)
+      const { token } = await makeToken(t, row!.id)
+      assert.equal((await t.api('POST', '/groups', { token, body: { name: 'ext', path: uniqueName('ext') } })).status, 403)
+      assert.equal((await t.api('POST', '/projects', { token, body: { name: 'ext' } })).status, 403)
     })
 
     it('takes form-encoded parameters, and leaves unconfirmed users unconfirmed', async () => {
@@ -414,15 +440,24 @@ describe('users API', () => {
     it('updates fields and answers the admin form', async () => {
       const target = await makeUser(t)
       const res = await t.api('PUT', `/users/${target.user.id}`, {
-        body: { bio: 'new bio', organization: 'Org', projects_limit: 5, can_create_group: false, external: true, admin: true, private_profile: true },
+        body: { bio: 'new bio', organization: 'Org', projects_limit: 5, can_create_group: false, external: false, admin: true, private_profile: true },
       })
       assert.equal(res.status, 200, res.text)
       assert.deepEqual(keysOf(res.body), USER_WITH_ADMIN_FIELDS)
       assert.deepEqual(
         [res.body.bio, res.body.organization, res.body.projects_limit, res.body.can_create_group, res.body.external, res.body.is_admin, res.body.private_profile],
-        ['new bio', 'Org', 5, false, true, true, true],
+        ['new bio', 'Org', 5, false, false, true, true],
       )
       assert.equal(res.body.name, target.user.name)
+    })
+
+    it('takes the rights to create groups and personal projects from a user made external', async () => {
+      const target = await makeUser(t)
+      const res = await t.api('PUT', `/users/${target.user.id}`, { body: { external: true } })
+      assert.equal(res.status, 200, res.text)
+      assert.deepEqual([res.body.external, res.body.can_create_group, res.body.projects_limit], [true, false, 0])
+      const raised = await t.api('PUT', `/users/${target.user.id}`, { body: { projects_limit: 5, can_create_group: true } })
+      assert.deepEqual([raised.body.can_create_group, raised.body.projects_limit], [false, 0])
     })
 
     it('renames the personal namespace with the username and its full name with the name', async () => {
@@ -674,6 +709,15 @@ describe('users API', () => {
       assert.equal(await db.selectFrom('events').select('id').where('project_id', '=', otherProject.id)
         .where('action', '=', 'joined').executeTakeFirst(), undefined)
       assert.notEqual(await db.selectFrom('projects').select('id').where('id', '=', otherProject.id).executeTakeFirst(), undefined)
+    })
+
+    it('takes hard_delete from a JSON body too, where clients such as @gitbeaker/rest send it', async () => {
+      const owner = await makeUser(t)
+      const group = await makeGroup(t, {}, owner)
+      const res = await t.api('DELETE', `/users/${owner.user.id}`, { body: { hard_delete: true } })
+      assert.equal(res.status, 204)
+      assert.equal(await userRow(owner.user.id), undefined)
+      assert.equal(await t.ctx.db.selectFrom('namespaces').select('id').where('id', '=', group.id).executeTakeFirst(), undefined)
     })
 
     it('is for administrators only, and 404 for missing users', async () => {

@@ -1,14 +1,25 @@
 // The real server on a real socket for the client-compatibility suite: Ingot listening on
-// 127.0.0.1 with INGOT_EXTERNAL_URL pointing at itself, and a @gitbeaker/rest client for root.
+// 127.0.0.1 with INGOT_EXTERNAL_URL pointing at itself, @gitbeaker/rest clients for any token, and
+// a check that a call failed with the status the original answers.
 import net from 'node:net'
-import { Gitlab } from '@gitbeaker/rest'
+import assert from 'node:assert/strict'
+import { Gitlab, GitbeakerRequestError } from '@gitbeaker/rest'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+
+export type Client = InstanceType<typeof Gitlab<false>>
+
+export interface ClientOptions {
+  /** gitbeaker's `sudo` option: every request of the client acts as this user. */
+  sudo?: string | number
+  /** Send the token as `Authorization: Bearer` (gitbeaker's `oauthToken`) instead of Private-Token. */
+  bearer?: boolean
+}
 
 export interface CompatServer {
   t: TestApp
   url: string
-  /** A client for any token (root's when omitted). */
-  client(token?: string): InstanceType<typeof Gitlab<false>>
+  /** A client for any token (root's when omitted, anonymous when null). */
+  client(token?: string | null, options?: ClientOptions): Client
   close(): Promise<void>
 }
 
@@ -31,7 +42,32 @@ export async function startCompatServer(): Promise<CompatServer> {
   return {
     t,
     url,
-    client: (token = t.root.token) => new Gitlab({ host: url, token }),
+    client(token = t.root.token, options = {}) {
+      const { sudo, bearer = false } = options
+      const credentials = token === null ? {} : bearer ? { oauthToken: token } : { token }
+      return new Gitlab({ host: url, ...credentials, ...(sudo === undefined ? {} : { sudo }) })
+    },
     close: () => t.close(),
   }
+}
+
+/**
+ * Parameters of the 11.5 API that gitbeaker v43's typings no longer name (they name successors, e.g.
+ * topics for tag_list, issues_access_level for issues_enabled) or never named (custom_attributes
+ * filters); gitbeaker sends whatever it is given, decamelized, so a client of that era can use them.
+ */
+export const untypedParams = (params: Record<string, unknown>): object => params
+
+/**
+ * Awaits a call that must fail as the original fails it: a GitbeakerRequestError whose response has
+ * `status`. Returns the error's message (the body's `message` or `error`, objects as JSON).
+ */
+export async function expectStatus(call: Promise<unknown>, status: number): Promise<string> {
+  const error = await call.then(
+    (value) => assert.fail(`expected ${status}, got a success: ${JSON.stringify(value)}`),
+    (err: unknown) => err,
+  )
+  assert.ok(error instanceof GitbeakerRequestError, `expected a GitbeakerRequestError, got ${String(error)}`)
+  assert.equal(error.cause?.response.status, status, `expected ${status}: ${error.message}`)
+  return error.message
 }

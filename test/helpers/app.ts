@@ -51,10 +51,19 @@ export function testDatabaseServer(): string | null {
   return url === undefined || url === '' ? null : url
 }
 
-export async function buildTestApp(options: { env?: Record<string, string> } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  env?: Record<string, string>
+  /**
+   * On PostgreSQL, create the database with this ICU locale (e.g. 'en-US', a linguistic collation
+   * as production databases often have) instead of the server's default; ignored on SQLite.
+   */
+  icuLocale?: string
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-test-'))
   const server = testDatabaseServer()
-  const database = server === null ? null : await createTestDatabase(server)
+  const database = server === null ? null : await createTestDatabase(server, options.icuLocale)
   const config = loadConfig({
     INGOT_DATA_DIR: dataDir,
     INGOT_DATABASE_URL: database?.url ?? '',
@@ -123,12 +132,13 @@ export function toQueryString(query: NonNullable<RequestOptions['query']>): stri
   return parts.join('&')
 }
 
-async function createTestDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+async function createTestDatabase(serverUrl: string, icuLocale?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `ingot_test_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: serverUrl })
   await admin.connect()
   try {
-    await admin.query(`create database ${name}`)
+    const locale = icuLocale === undefined ? '' : ` template template0 locale_provider icu icu_locale '${icuLocale.replace(/'/g, '')}'`
+    await admin.query(`create database ${name}${locale}`)
   } finally {
     await admin.end()
   }

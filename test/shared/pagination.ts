@@ -38,10 +38,14 @@ export async function expectPaginates({ t, path, token, total }: PaginatedList):
   return res
 }
 
-/** page and per_page that are not positive whole numbers are 400 "<param> is invalid". */
+/**
+ * page and per_page that are not positive whole numbers are 400 "<param> is invalid", and so is a
+ * page beyond 2^31 - 1 or a number too large to be finite ("1e309").
+ */
 export async function expectRejectsBadPagination(t: TestApp, path: string, token: string | null): Promise<void> {
   const separator = path.includes('?') ? '&' : '?'
-  for (const [param, value] of [['page', '0'], ['per_page', 'abc'], ['per_page', '0'], ['page', '-1']] as const) {
+  const bad = [['page', '0'], ['per_page', 'abc'], ['per_page', '0'], ['page', '-1'], ['page', '2147483648'], ['page', '1e309'], ['per_page', '1e309']] as const
+  for (const [param, value] of bad) {
     const res = await t.api('GET', `${path}${separator}${param}=${value}`, { token })
     assert.equal(res.status, 400, `${param}=${value}`)
     assert.deepEqual(res.body, { error: `${param} is invalid` })

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
-import { flag } from '../../db/values.js'
+import { fitsIntegerColumn, flag } from '../../db/values.js'
 import type { Actor } from '../../auth/actor.js'
 import { validationFailed } from '../../api/errors.js'
 import type { RepositoryStorage } from '../../git/storage.js'
@@ -142,7 +142,7 @@ export async function creationNamespace(db: Db, creator: Actor, idOrPath: string
       .executeTakeFirstOrThrow()
   }
   const byId = /^\d+$/.test(idOrPath)
-  const namespace = await db.selectFrom('namespaces').selectAll()
+  const namespace = byId && !fitsIntegerColumn(Number(idOrPath)) ? undefined : await db.selectFrom('namespaces').selectAll()
     .where(byId ? 'id' : 'full_path_lower', '=', byId ? Number(idOrPath) : idOrPath.toLowerCase())
     .executeTakeFirst()
   const allowed = namespace !== undefined && (namespace.kind === 'user'

@@ -3,7 +3,7 @@
 // (a username taken by a group, an identity taken by another user) are 400 per field.
 import type { Db } from '../../db/index.js'
 import type { NewUser, UserRow } from '../../db/schema.js'
-import { flag } from '../../db/values.js'
+import { MAX_INTEGER, flag, type Flag } from '../../db/values.js'
 import { conflict, validationFailed } from '../../api/errors.js'
 import { collectErrors } from '../validation.js'
 import { generatePassword, hashPassword } from '../../auth/secrets.js'
@@ -51,9 +51,24 @@ export function passwordErrors(password: string): string[] {
   return []
 }
 
+/** The original's numericality rule: 0 up to the largest integer the column holds. */
+export function projectsLimitErrors(limit: number | undefined): string[] {
+  if (limit === undefined) return []
+  if (limit < 0) return ['must be greater than or equal to 0']
+  return limit > MAX_INTEGER ? [`must be less than or equal to ${MAX_INTEGER}`] : []
+}
+
 export function nameErrors(name: string): string[] {
   if (name.trim() === '') return ["can't be blank"]
   return name.length > 128 ? ['is too long (maximum is 128 characters)'] : []
+}
+
+/**
+ * As the original saves every external user: they can create no groups and no personal projects,
+ * whatever was asked.
+ */
+export function externalUserRights<T extends { can_create_group?: Flag; projects_limit?: number }>(external: boolean, rights: T): T {
+  return external ? { ...rights, can_create_group: 0, projects_limit: 0 } : rights
 }
 
 export async function emailTaken(db: Db, email: string, exceptUserId?: number): Promise<boolean> {
@@ -107,7 +122,7 @@ export async function createUser(db: Db, input: CreateUserInput): Promise<UserRo
     username: usernameErrors,
     name: nameErrors(input.name),
     password: !usePassword ? [] : input.password === undefined ? ["can't be blank"] : passwordErrors(input.password),
-    projects_limit: input.projects_limit !== undefined && input.projects_limit < 0 ? ['must be greater than or equal to 0'] : [],
+    projects_limit: projectsLimitErrors(input.projects_limit),
     public_email: publicEmailErrors(input.public_email, input.email),
     extern_uid: identity !== null && await identityTaken(db, identity.provider, identity.extern_uid) ? ['has already been taken'] : [],
   })
@@ -130,8 +145,10 @@ export async function createUser(db: Db, input: CreateUserInput): Promise<UserRo
         admin: flag(input.admin ?? false),
         external: flag(input.external ?? false),
         ghost: 0,
-        can_create_group: flag(input.can_create_group ?? true),
-        projects_limit: input.projects_limit ?? settings.default_projects_limit,
+        ...externalUserRights(input.external === true, {
+          can_create_group: flag(input.can_create_group ?? true),
+          projects_limit: input.projects_limit ?? settings.default_projects_limit,
+        }),
         private_profile: flag(input.private_profile ?? false),
         two_factor_enabled: 0,
         bio: input.bio ?? '',

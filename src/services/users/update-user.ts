@@ -8,8 +8,8 @@ import { hashPassword } from '../../auth/secrets.js'
 import { namespacePathErrors } from '../namespaces/path-rules.js'
 import { collectErrors } from '../validation.js'
 import {
-  emailErrors, emailTaken, identityTaken, nameErrors, passwordErrors, publicEmailErrors, usernameTaken, usernameTakenByUser,
-  type UserProfileInput,
+  emailErrors, emailTaken, externalUserRights, identityTaken, nameErrors, passwordErrors, projectsLimitErrors,
+  publicEmailErrors, usernameTaken, usernameTakenByUser, type UserProfileInput,
 } from './create-user.js'
 
 export interface UpdateUserInput extends UserProfileInput {
@@ -49,7 +49,7 @@ export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput):
     username: usernameErrors,
     name: input.name === undefined ? [] : nameErrors(input.name),
     password: input.password === undefined ? [] : passwordErrors(input.password),
-    projects_limit: input.projects_limit !== undefined && input.projects_limit < 0 ? ['must be greater than or equal to 0'] : [],
+    projects_limit: projectsLimitErrors(input.projects_limit),
     public_email: input.public_email === undefined ? [] : publicEmailErrors(input.public_email, input.email ?? user.email),
     extern_uid: identity !== null && await identityTaken(db, identity.provider, identity.extern_uid, user.id) ? ['has already been taken'] : [],
   })
@@ -69,6 +69,7 @@ export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput):
   if (input.can_create_group !== undefined) changes.can_create_group = flag(input.can_create_group)
   if (input.external !== undefined) changes.external = flag(input.external)
   if (input.private_profile !== undefined) changes.private_profile = flag(input.private_profile)
+  Object.assign(changes, externalUserRights(input.external ?? user.external === 1, {}))
 
   try {
     return await db.transaction().execute(async (trx) => {
