@@ -74,14 +74,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     )
   })
 
-  // A write sent without any body validates like an empty one, so each missing parameter is named.
-  // A DELETE takes its parameters from the body too, as the original does (@gitbeaker/rest sends
-  // them there, e.g. hard_delete); the query string wins where both name one.
+  // Parameters of a write may come in the query string or the body, as the original reads them
+  // both (clients do each: @gitbeaker/rest puts a DELETE's in the body and some POSTs' in the
+  // query): writes see them merged in req.body, DELETEs in req.query; the body wins a clash. A
+  // write without any body validates like an empty one, so each missing parameter is named.
   app.addHook('preValidation', async (req) => {
-    if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD') req.body = {}
-    if (req.method === 'DELETE' && typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)) {
-      req.query = { ...req.body, ...(req.query as Record<string, unknown>) }
-    }
+    if (req.method === 'GET' || req.method === 'HEAD') return
+    if (req.body === undefined) req.body = {}
+    if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) return
+    const merged = { ...(req.query as Record<string, unknown>), ...req.body }
+    if (req.method === 'DELETE') req.query = merged
+    else req.body = merged
   })
   // No text the API stores or looks up may hold a NUL: PostgreSQL refuses it (a 500) where SQLite
   // would keep it, so it is an invalid parameter on both.

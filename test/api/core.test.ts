@@ -117,6 +117,13 @@ describe('platform core', () => {
       assert.equal(res.statusCode, 400)
       assert.deepEqual(res.json(), { message: 'The request body is not valid multipart/form-data' })
     })
+
+    it('reads the parameters of a write from the query string too, the body winning a clash', async () => {
+      const res = await t.api('PUT', '/user/status', { query: { emoji: 'coffee', message: 'from the query' }, body: { message: 'from the body' } })
+      assert.equal(res.status, 200)
+      assert.equal(res.body.emoji, 'coffee')
+      assert.equal(res.body.message, 'from the body')
+    })
   })
 
   describe('sudo', () => {
