@@ -8,6 +8,7 @@ import qs from 'qs'
 import type { AppContext } from './context.js'
 import { ApiError, invalidParam } from './api/errors.js'
 import { addParamKeywords } from './api/params.js'
+import { lazySerializerFactory, lazyValidatorFactory } from './api/lazy-compilers.js'
 import { registerAuthentication } from './auth/authenticate.js'
 import { databaseAnswers } from './db/index.js'
 import { RequestLog } from './request-log.js'
@@ -39,6 +40,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       const status = error.statusCode ?? 400
       void reply.code(status).send({ message: `${status} ${STATUS_CODES[status] ?? 'Bad Request'}` })
     },
+    schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory(), buildSerializer: lazySerializerFactory() } },
     ajv: {
       customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false },
       plugins: [addParamKeywords],

@@ -19,7 +19,7 @@ export interface AppContext {
 
 /** Opens the database, brings its schema up to date and sets up storage and jobs. */
 export async function openContext(config: Config, log: FastifyBaseLogger): Promise<AppContext> {
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   try {
     const applied = await migrateToLatest(database.db)
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated')

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import type { NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
 import { fitsIntegerColumn } from '../db/values.js'
 import { NO_PROJECT_ACCESS, groupAccessFor, groupVisibleTo, projectAccessFor, type ProjectAccess } from '../finders/access.js'
+import { findProjectByIdOrPath } from '../finders/project-lookup.js'
 import { canReadProject, type ProjectSubject } from '../policies/project-policy.js'
 import { forbidden, notFound, unauthorized } from './errors.js'
 import type { Actor } from '../auth/actor.js'
@@ -32,8 +33,8 @@ export interface LoadedGroup {
 /** A project by id or URL-decoded full path, 404 unless the caller can read it. */
 export async function loadProject(req: FastifyRequest, idOrPath: string): Promise<LoadedProject> {
   const { db } = req.server.ingot
-  const found = await findProject(req, idOrPath)
-  if (found === undefined) throw notFound('Project')
+  const found = await findProjectByIdOrPath(db, idOrPath)
+  if (found === null) throw notFound('Project')
   const { project, namespace } = found
   const actor = req.actor
   const access = actor === null
@@ -41,27 +42,6 @@ export async function loadProject(req: FastifyRequest, idOrPath: string): Promis
     : (await projectAccessFor(db, actor.user.id, [project.id])).get(project.id) ?? NO_PROJECT_ACCESS
   if (!canReadProject(actor, project, access)) throw notFound('Project')
   return { project, namespace, access }
-}
-
-async function findProject(req: FastifyRequest, idOrPath: string): Promise<{ project: ProjectRow; namespace: NamespaceRow } | undefined> {
-  const { db } = req.server.ingot
-  let project: ProjectRow | undefined
-  if (NUMERIC_ID.test(idOrPath)) {
-    const id = numericId(idOrPath)
-    if (id === null) return undefined
-    project = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst()
-  } else {
-    const slash = idOrPath.lastIndexOf('/')
-    if (slash <= 0) return undefined
-    project = await db.selectFrom('projects').selectAll('projects')
-      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-      .where('namespaces.full_path_lower', '=', idOrPath.slice(0, slash).toLowerCase())
-      .where('projects.path_lower', '=', idOrPath.slice(slash + 1).toLowerCase())
-      .executeTakeFirst()
-  }
-  if (project === undefined) return undefined
-  const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
-  return { project, namespace }
 }
 
 /** A group by id or URL-decoded full path, 404 unless the caller can see it. */

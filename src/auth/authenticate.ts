@@ -9,6 +9,7 @@ import type { Db } from '../db/index.js'
 import type { AccessTokenRow, TokenKind, UserRow } from '../db/schema.js'
 import { fitsIntegerColumn, parseJsonArray, today } from '../db/values.js'
 import { forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../api/errors.js'
+import { readCacheOf } from '../db/read-cache.js'
 import { tokenDigest } from './secrets.js'
 import type { Actor, Scope } from './actor.js'
 
@@ -73,15 +74,31 @@ function stringParam(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null
 }
 
-async function findTokenOwner(db: Db, credential: Credential): Promise<{ token: AccessTokenRow; user: UserRow }> {
-  const token = await db.selectFrom('access_tokens').selectAll()
-    .where('token_digest', '=', tokenDigest(credential.token)).executeTakeFirst()
-  if (token === undefined || (credential.kinds !== null && !credential.kinds.includes(token.kind))) {
+interface TokenOwner {
+  token: AccessTokenRow
+  user: UserRow
+}
+
+/** The token with this digest and its user, through the read cache every request would hit. */
+async function tokenOwner(db: Db, digest: string): Promise<TokenOwner | null> {
+  const load = async () => {
+    const token = await db.selectFrom('access_tokens').selectAll().where('token_digest', '=', digest).executeTakeFirst()
+    if (token === undefined) return null
+    const user = await db.selectFrom('users').selectAll().where('id', '=', token.user_id).executeTakeFirstOrThrow()
+    return { token, user }
+  }
+  const cache = readCacheOf<TokenOwner | null>(db, 'token-owners', { tables: ['access_tokens', 'users'], maxEntries: 10_000 })
+  return cache === null ? load() : cache.get(digest, load)
+}
+
+async function findTokenOwner(db: Db, credential: Credential): Promise<TokenOwner> {
+  const owner = await tokenOwner(db, tokenDigest(credential.token))
+  if (owner === null || (credential.kinds !== null && !credential.kinds.includes(owner.token.kind))) {
     throw unauthorized()
   }
+  const { token, user } = owner
   if (token.revoked) throw invalidToken('Token was revoked. You have to re-authorize from the user.')
   if (token.expires_at !== null && token.expires_at <= Date.now()) throw invalidToken('Token has expired.')
-  const user = await db.selectFrom('users').selectAll().where('id', '=', token.user_id).executeTakeFirstOrThrow()
   if (user.state === 'blocked') throw forbidden('User is blocked')
   return { token, user }
 }

@@ -1,16 +1,18 @@
 // Passwords are hashed with argon2id; tokens are random and stored as SHA-256 digests, which is
 // enough for 160 bits of randomness and cheap enough to check on every request.
 import { createHash, randomBytes } from 'node:crypto'
-import { hash, verify } from '@node-rs/argon2'
 
-export function hashPassword(password: string): Promise<string> {
-  return hash(password)
+// The argon2 addon is loaded on first use: most processes never hash a password.
+const argon2 = () => import('@node-rs/argon2')
+
+export async function hashPassword(password: string): Promise<string> {
+  return (await argon2()).hash(password)
 }
 
 export async function passwordMatches(digest: string | null, password: string): Promise<boolean> {
   if (digest === null) return false
   try {
-    return await verify(digest, password)
+    return await (await argon2()).verify(digest, password)
   } catch {
     return false
   }

@@ -3,10 +3,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import pg from 'pg'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely'
 import type { Database } from './schema.js'
 import { migrations } from './migrations/index.js'
+import { withReadCaches } from './read-cache.js'
 
 export type Db = Kysely<Database>
 /** An open transaction; it is also a Db, so finders and services take either. */
@@ -26,16 +26,14 @@ export interface DatabaseOptions {
   poolSize?: number
 }
 
-// int8 (counts, epoch-millisecond timestamps) and numeric come back as JS numbers: every value we
-// store fits in 2^53, and both dialects then hand the same types to the code above.
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (v: string) => Number(v)
-    return pg.types.getTypeParser(oid, format)
-  },
-} as pg.CustomTypesConfig
-
 const STATEMENT_CACHE_SIZE = 500
+
+// How long a read cache entry may serve (see read-cache.ts). With SQLite every read and write of
+// the process share one connection, so generations alone keep entries exact and the expiry only
+// covers writes by other processes (an `ingot worker` on the same file). With PostgreSQL it also
+// covers the instant between another request's write and its commit, and other web processes.
+const SQLITE_CACHE_TTL_MS = 30_000
+const POSTGRES_CACHE_TTL_MS = 1_000
 
 /**
  * Kysely prepares every query anew, and preparing costs SQLite more than running a simple query:
@@ -59,7 +57,7 @@ function withStatementCache(file: SQLite.Database): SqliteDatabase {
   }
 }
 
-export function openDatabase(options: DatabaseOptions): DatabaseHandle {
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl === '') {
     fs.mkdirSync(options.dataDir, { recursive: true })
     const file = new SQLite(path.join(options.dataDir, 'ingot.sqlite3'))
@@ -71,15 +69,21 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     // JavaScript, fold every letter. One case folding on both keeps searches alike ("Über").
     file.function('lower', { deterministic: true }, (text: unknown) => (text === null ? null : String(text).toLowerCase()))
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) })
-    return { db, dialect: 'sqlite', close: () => db.destroy() }
+    return { db: withReadCaches(db, SQLITE_CACHE_TTL_MS), dialect: 'sqlite', close: () => db.destroy() }
   }
-  const pool = new pg.Pool({
-    connectionString: options.databaseUrl,
-    max: options.poolSize ?? 10,
-    types: pgTypes,
-  })
+  // Loaded only for PostgreSQL, so the embedded default never pays for the driver.
+  const { default: pg } = await import('pg')
+  // int8 (counts, epoch-millisecond timestamps) and numeric come back as JS numbers: every value we
+  // store fits in 2^53, and both dialects then hand the same types to the code above.
+  const types = {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (v: string) => Number(v)
+      return pg.types.getTypeParser(oid, format)
+    },
+  } as import('pg').CustomTypesConfig
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  return { db, dialect: 'postgres', close: () => db.destroy() }
+  return { db: withReadCaches(db, POSTGRES_CACHE_TTL_MS), dialect: 'postgres', close: () => db.destroy() }
 }
 
 /** Brings the schema up to date; safe to run at every start and from several processes. */

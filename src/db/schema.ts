@@ -234,6 +234,12 @@ export interface JobsTable {
   created_at: number
 }
 
+/** Maintained counts (kept by triggers): 'users', 'projects.visibility.<level>'. */
+export interface CountersTable {
+  name: string
+  value: number
+}
+
 export interface Database {
   users: UsersTable
   identities: IdentitiesTable
@@ -248,6 +254,7 @@ export interface Database {
   custom_attributes: CustomAttributesTable
   events: EventsTable
   jobs: JobsTable
+  counters: CountersTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -8,11 +8,13 @@ export interface PresentContext {
   baseUrl: string
   /** `${baseUrl}/api/v4`. */
   apiUrl: string
+  /** The host name of baseUrl, for ssh_url_to_repo. */
+  sshHost: string
   actor: Actor | null
 }
 
 export function presentContext(baseUrl: string, actor: Actor | null): PresentContext {
-  return { baseUrl, apiUrl: `${baseUrl}/api/v4`, actor }
+  return { baseUrl, apiUrl: `${baseUrl}/api/v4`, sshHost: new URL(baseUrl).hostname, actor }
 }
 
 /** A nullable primitive or object schema, as `type: [T, 'null']`. */

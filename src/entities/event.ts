@@ -77,6 +77,6 @@ export function presentEvent(view: EventView, ctx: PresentContext): EventEntity 
     author: presentUserBasic(author, ctx),
     author_username: author.username,
     data: null,
-    ...(event.action === 'pushed' && pushData !== null ? { push_data: pushData } : {}),
+    push_data: event.action === 'pushed' && pushData !== null ? pushData : undefined,
   }
 }

@@ -72,8 +72,8 @@ export function presentGroup(view: GroupView, ctx: PresentContext): GroupEntity 
     // Group file templates are a feature of the premium edition: never set here.
     file_template_project_id: null,
     parent_id: group.parent_id,
-    ...(view.customAttributes === null ? {} : { custom_attributes: view.customAttributes }),
-    ...(view.statistics === null ? {} : { statistics: view.statistics }),
+    custom_attributes: view.customAttributes ?? undefined,
+    statistics: view.statistics ?? undefined,
   }
 }
 

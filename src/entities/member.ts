@@ -19,5 +19,9 @@ export interface MemberView {
 }
 
 export function presentMember(view: MemberView, ctx: PresentContext): MemberEntity {
-  return { ...presentUserBasic(view.user, ctx), access_level: view.accessLevel, expires_at: view.expiresAt }
+  const user = presentUserBasic(view.user, ctx)
+  return {
+    id: user.id, name: user.name, username: user.username, state: user.state, avatar_url: user.avatar_url, web_url: user.web_url,
+    access_level: view.accessLevel, expires_at: view.expiresAt,
+  }
 }

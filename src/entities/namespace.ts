@@ -18,6 +18,6 @@ export interface NamespaceView {
 export function presentNamespace(view: NamespaceView): NamespaceEntity {
   return {
     ...presentNamespaceBasic(view.namespace),
-    ...(view.membersCountWithDescendants === null ? {} : { members_count_with_descendants: view.membersCountWithDescendants }),
+    members_count_with_descendants: view.membersCountWithDescendants ?? undefined,
   }
 }

@@ -9,6 +9,8 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
 import { today } from '../db/values.js'
+import { readCacheOf } from '../db/read-cache.js'
+import { isPostgres } from '../db/dialect.js'
 import { INTERNAL, PUBLIC } from '../policies/access-levels.js'
 import type { Actor } from '../auth/actor.js'
 
@@ -30,6 +32,8 @@ function memberGroupsCte(userId: number, date: string) {
 /**
  * `(project_id, kind, access_level)` rows of every grant the user holds, kind being 'project'
  * (direct), 'group' (the project's group hierarchy) or 'share'. With projectIds, only those projects.
+ * The cross joins start from the user's few groups (SQLite keeps that order; PostgreSQL plans its
+ * own): scanning every project to probe the groups is what a planner picks otherwise.
  */
 function grantsQuery(userId: number, projectIds: readonly number[] | null, date: string) {
   const only = (column: string) =>
@@ -39,13 +43,13 @@ function grantsQuery(userId: number, projectIds: readonly number[] | null, date:
       where m.user_id = ${userId} and m.source_type = 'project'
         and ${notExpired(sql.ref('m.expires_at'), date)}${only('m.source_id')}
     union all
-    select p.id, 'group', mg.access_level from projects p join member_groups mg on p.namespace_id = mg.namespace_id
-      where 1 = 1${only('p.id')}
+    select p.id, 'group', mg.access_level from member_groups mg cross join projects p
+      where p.namespace_id = mg.namespace_id${only('p.id')}
     union all
     select l.project_id, 'share',
         case when l.group_access < mg.access_level then l.group_access else mg.access_level end
-      from project_group_links l join member_groups mg on l.group_id = mg.namespace_id
-      where ${notExpired(sql.ref('l.expires_at'), date)}${only('l.project_id')}`
+      from member_groups mg cross join project_group_links l
+      where l.group_id = mg.namespace_id and ${notExpired(sql.ref('l.expires_at'), date)}${only('l.project_id')}`
 }
 
 export interface ProjectAccess {
@@ -59,13 +63,46 @@ export interface ProjectAccess {
 
 export const NO_PROJECT_ACCESS: ProjectAccess = { projectAccess: null, groupAccess: null, level: 0 }
 
-/** The user's access to each of the given projects, in one query. */
+/** Beyond this many grants a user's grants are not kept in memory; SQL subqueries serve instead. */
+const KEPT_GRANTS_LIMIT = 5_000
+
+/**
+ * Every grant the user holds, project id → access, through the read cache (signed-in requests ask
+ * on every project read and list); null for a user with more than KEPT_GRANTS_LIMIT of them.
+ */
+async function userGrants(db: Db, userId: number): Promise<ReadonlyMap<number, ProjectAccess> | null> {
+  const load = async () => {
+    const grants = await queryProjectAccess(db, userId, null, KEPT_GRANTS_LIMIT + 1)
+    return grants.size > KEPT_GRANTS_LIMIT ? null : grants
+  }
+  const cache = readCacheOf<ReadonlyMap<number, ProjectAccess> | null>(db, 'user-grants', {
+    tables: ['members', 'project_group_links', 'namespaces', 'projects'], maxEntries: 10_000,
+  })
+  return cache === null ? load() : cache.get(String(userId), load)
+}
+
+/** The user's access to each of the given projects that they hold a grant on. */
 export async function projectAccessFor(
   db: Db, userId: number, projectIds: readonly number[],
 ): Promise<Map<number, ProjectAccess>> {
+  const grants = await userGrants(db, userId)
+  if (grants === null) return queryProjectAccess(db, userId, projectIds)
   const result = new Map<number, ProjectAccess>()
-  if (projectIds.length === 0) return result
-  const { rows } = await grantsQuery(userId, projectIds, today())
+  for (const id of projectIds) {
+    const access = grants.get(id)
+    if (access !== undefined) result.set(id, access)
+  }
+  return result
+}
+
+/** The grants, for the given projects or (projectIds null) all of them, reading at most `limit` rows. */
+async function queryProjectAccess(
+  db: Db, userId: number, projectIds: readonly number[] | null, limit?: number,
+): Promise<Map<number, ProjectAccess>> {
+  const result = new Map<number, ProjectAccess>()
+  if (projectIds !== null && projectIds.length === 0) return result
+  const query = grantsQuery(userId, projectIds, today())
+  const { rows } = await (limit === undefined ? query : sql`select * from (${query}) g limit ${limit * 3}`)
     .$castTo<{ project_id: number; kind: 'project' | 'group' | 'share'; access_level: number }>()
     .execute(db)
   for (const row of rows) {
@@ -78,10 +115,26 @@ export async function projectAccessFor(
   return result
 }
 
-/** Ids of the projects the user holds any grant on, at minLevel or above: for `IN (…)` filters. */
-export function authorizedProjectIds(userId: number, minLevel = 0): RawBuilder<number> {
-  return sql<number>`(select g.project_id from (${grantsQuery(userId, null, today())}) g
-    where g.access_level >= ${minLevel})`
+/**
+ * The condition "`column` is a project the user holds a grant on, at minLevel or above": the ids as
+ * one parameter when the user's grants are kept in memory, else a subquery computing them.
+ */
+export async function grantedProject(db: Db, userId: number, column: string, minLevel = 0): Promise<Expression<SqlBool>> {
+  const grants = await userGrants(db, userId)
+  if (grants === null) {
+    return sql<SqlBool>`${sql.ref(column)} in (select g.project_id from (${grantsQuery(userId, null, today())}) g
+      where g.access_level >= ${minLevel})`
+  }
+  const ids = [...grants].flatMap(([id, access]) => (access.level >= minLevel ? [id] : []))
+  return idIn(db, column, ids)
+}
+
+/** `column in (ids)` with the ids as a single parameter, so the statement's text never varies. */
+function idIn(db: Db, column: string, ids: readonly number[]): Expression<SqlBool> {
+  if (ids.length === 0) return sql<SqlBool>`1 = 0`
+  return isPostgres(db)
+    ? sql<SqlBool>`${sql.ref(column)} = any(cast(${[...ids]} as integer[]))`
+    : sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(ids)}))`
 }
 
 /**
@@ -89,13 +142,12 @@ export function authorizedProjectIds(userId: number, minLevel = 0): RawBuilder<n
  * anonymous callers public projects; external users public projects and their own; everyone else
  * also internal ones.
  */
-export function projectVisibleTo(actor: Actor | null, projects = 'projects'): Expression<SqlBool> {
+export async function projectVisibleTo(db: Db, actor: Actor | null, projects = 'projects'): Promise<Expression<SqlBool>> {
   const level = sql.ref(`${projects}.visibility_level`)
-  const id = sql.ref(`${projects}.id`)
   if (actor === null) return sql<SqlBool>`${level} = ${PUBLIC}`
   if (actor.user.admin) return sql<SqlBool>`1 = 1`
   const openLevel = actor.user.external ? PUBLIC : INTERNAL
-  return sql<SqlBool>`(${level} >= ${openLevel} or ${id} in ${authorizedProjectIds(actor.user.id)})`
+  return sql<SqlBool>`(${level} >= ${openLevel} or ${await grantedProject(db, actor.user.id, `${projects}.id`)})`
 }
 
 /**

@@ -54,16 +54,16 @@ function filteredEvents(db: Db, f: EventFilters) {
 }
 
 /** Events in projects the actor may see, and events outside any project. */
-function inVisibleProject(actor: Actor | null): Expression<SqlBool> {
+async function inVisibleProject(db: Db, actor: Actor | null): Promise<Expression<SqlBool>> {
   if (actor?.user.admin) return sql<SqlBool>`1 = 1`
   return sql<SqlBool>`(events.project_id is null or exists (
-    select 1 from projects where projects.id = events.project_id and ${projectVisibleTo(actor)}))`
+    select 1 from projects where projects.id = events.project_id and ${await projectVisibleTo(db, actor)}))`
 }
 
-export function findUserEvents(db: Db, actor: Actor | null, author: UserRow, f: EventFilters) {
+export async function findUserEvents(db: Db, actor: Actor | null, author: UserRow, f: EventFilters) {
   return filteredEvents(db, f)
     .where('events.author_id', '=', author.id)
-    .where(canReadUserProfile(actor, author) ? inVisibleProject(actor) : sql<SqlBool>`1 = 0`)
+    .where(canReadUserProfile(actor, author) ? await inVisibleProject(db, actor) : sql<SqlBool>`1 = 0`)
 }
 
 /** Events of a project the caller has already been found to see (loadProject). */

@@ -156,15 +156,16 @@ export async function loadGroupDetailView(
 ): Promise<GroupDetailView> {
   const view = await loadGroupView(db, actor, group, { customAttributes: options.customAttributes })
   if (!options.withProjects) return { ...view, projects: null, sharedProjects: null }
+  const visible = await projectVisibleTo(db, actor)
   const [own, shared] = await Promise.all([
     db.selectFrom('projects').selectAll('projects')
       .where('projects.namespace_id', '=', group.id)
-      .where(projectVisibleTo(actor))
+      .where(visible)
       .orderBy('projects.id', 'desc').limit(GROUP_DETAIL_PROJECTS_LIMIT).execute(),
     db.selectFrom('projects').innerJoin('project_group_links as l', 'l.project_id', 'projects.id').selectAll('projects')
       .where('l.group_id', '=', group.id)
       .where(activeMembership('l'))
-      .where(projectVisibleTo(actor))
+      .where(visible)
       .orderBy('projects.id', 'desc').limit(GROUP_DETAIL_PROJECTS_LIMIT).execute(),
   ])
   const views = await loadProjectViews(db, actor, [...own, ...shared])

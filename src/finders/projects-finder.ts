@@ -8,8 +8,9 @@ import type { Db } from '../db/index.js'
 import type { Database, ProjectGroupLinkRow, ProjectRow } from '../db/schema.js'
 import { fitsIntegerColumn } from '../db/values.js'
 import type { Actor } from '../auth/actor.js'
-import { OWNER, visibilityLevel, type Visibility } from '../policies/access-levels.js'
-import { authorizedProjectIds, projectVisibleTo } from './access.js'
+import { INTERNAL, OWNER, PUBLIC, visibilityLevel, type Visibility } from '../policies/access-levels.js'
+import { grantedProject, projectVisibleTo } from './access.js'
+import { counterValue } from './counters.js'
 import { hasCustomAttributes } from './custom-attributes.js'
 import { matchesSearch, textOrder } from './text-search.js'
 
@@ -69,27 +70,27 @@ function inScope(scope: ProjectScope): Expression<SqlBool> | null {
 }
 
 /** Projects in the user's personal namespace, or where a group grants them Owner. */
-function ownedBy(userId: number): Expression<SqlBool> {
+async function ownedBy(db: Db, userId: number): Promise<Expression<SqlBool>> {
   return sql<SqlBool>`(projects.namespace_id in
       (select n.id from namespaces n where n.kind = 'user' and n.owner_id = ${userId})
-    or projects.id in ${authorizedProjectIds(userId, OWNER)})`
+    or ${await grantedProject(db, userId, 'projects.id', OWNER)})`
 }
 
 /** The membership conditions: owned, else min_access_level / membership; none for anonymous callers. */
-function byMembership(actor: Actor | null, f: ProjectFilters): Expression<SqlBool> | null {
+async function byMembership(db: Db, actor: Actor | null, f: ProjectFilters): Promise<Expression<SqlBool> | null> {
   const wanted = f.owned === true || f.membership === true || f.minAccessLevel !== undefined
   if (!wanted) return null
   if (actor === null) return NOTHING
   const userId = actor.user.id
-  if (f.owned === true) return ownedBy(userId)
-  return sql<SqlBool>`projects.id in ${authorizedProjectIds(userId, f.minAccessLevel ?? 0)}`
+  if (f.owned === true) return ownedBy(db, userId)
+  return grantedProject(db, userId, 'projects.id', f.minAccessLevel ?? 0)
 }
 
-export function findProjects(db: Db, actor: Actor | null, scope: ProjectScope, f: ProjectFilters): ProjectsQuery {
-  const conditions: Expression<SqlBool>[] = [projectVisibleTo(actor)]
+export async function findProjects(db: Db, actor: Actor | null, scope: ProjectScope, f: ProjectFilters): Promise<ProjectsQuery> {
+  const conditions: Expression<SqlBool>[] = [await projectVisibleTo(db, actor)]
   const add = (condition: Expression<SqlBool> | null) => { if (condition !== null) conditions.push(condition) }
   add(inScope(scope))
-  add(byMembership(actor, f))
+  add(await byMembership(db, actor, f))
   if (f.starred === true && actor !== null) {
     add(sql<SqlBool>`projects.id in (select s.project_id from stars s where s.user_id = ${actor.user.id})`)
   }
@@ -112,4 +113,30 @@ export async function findProjectShare(db: Db, projectId: number, groupId: numbe
   if (!fitsIntegerColumn(groupId)) return undefined
   return db.selectFrom('project_group_links').selectAll()
     .where('project_id', '=', projectId).where('group_id', '=', groupId).executeTakeFirst()
+}
+
+/**
+ * The total of an unfiltered GET /projects from the maintained per-visibility counts, plus the
+ * caller's few grants on projects they could not otherwise see; undefined when a scope or filter
+ * narrows the list (its total is then counted from the list's own query).
+ */
+export function maintainedProjectTotal(db: Db, actor: Actor | null, scope: ProjectScope, f: ProjectFilters): (() => Promise<number>) | undefined {
+  const narrowed = scope.kind !== 'all' || f.archived !== undefined || f.visibility !== undefined || f.search !== undefined ||
+    f.owned === true || f.membership === true || f.starred === true || f.minAccessLevel !== undefined ||
+    f.withIssuesEnabled === true || f.withMergeRequestsEnabled === true || f.checksumFailed === true ||
+    (actor?.user.admin === 1 && Object.keys(f.customAttributes ?? {}).length > 0)
+  if (narrowed) return undefined
+  return async () => {
+    const [privateCount, internalCount, publicCount] = await Promise.all([
+      counterValue(db, 'projects.visibility.0'), counterValue(db, 'projects.visibility.10'), counterValue(db, 'projects.visibility.20'),
+    ])
+    if (actor === null) return publicCount
+    if (actor.user.admin === 1) return privateCount + internalCount + publicCount
+    const openLevel = actor.user.external ? PUBLIC : INTERNAL
+    const { count } = await db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('visibility_level', '<', openLevel)
+      .where(await grantedProject(db, actor.user.id, 'projects.id'))
+      .executeTakeFirstOrThrow()
+    return publicCount + (actor.user.external ? 0 : internalCount) + Number(count)
+  }
 }

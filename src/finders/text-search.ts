@@ -1,8 +1,9 @@
 // Case-insensitive text matching for list filters, written once for SQLite and PostgreSQL as
 // LIKE over lower(column), with the caller's wildcards taken literally ('!' escapes them); and
 // ordering by text the same way on both.
-import { PostgresAdapter, sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
+import { isPostgres } from '../db/dialect.js'
 
 const MIN_CHARS_FOR_PARTIAL_MATCHING = 3
 
@@ -44,5 +45,5 @@ export function matchesSearchInAny(columns: readonly string[], query: string): E
  * ordered by name would differ between the two.
  */
 export function textOrder(db: Db, column: string): RawBuilder<string> {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`
+  return isPostgres(db) ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`
 }

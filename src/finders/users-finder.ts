@@ -8,6 +8,7 @@ import type { Actor } from '../auth/actor.js'
 import { isAdmin } from '../auth/actor.js'
 import { fitsIntegerColumn } from '../db/values.js'
 import type { UserAccountView } from '../entities/user.js'
+import { counterValue } from './counters.js'
 import { hasCustomAttributes } from './custom-attributes.js'
 import { matchesSearch, textOrder } from './text-search.js'
 
@@ -32,6 +33,20 @@ export interface UserFilters {
   twoFactor?: string
   orderBy?: UserOrderField
   sort?: 'asc' | 'desc'
+}
+
+/**
+ * The total of an unfiltered user list from the maintained count; undefined when a filter narrows
+ * the list (its total is then counted from the list's own query).
+ */
+export function maintainedUserTotal(db: Db, actor: Actor | null, f: UserFilters): (() => Promise<number>) | undefined {
+  const admin = isAdmin(actor)
+  const narrowed = (f.search ?? '') !== '' || (f.username ?? '') !== '' || f.active === true || f.blocked === true ||
+    f.external === true || (admin && f.externUid !== undefined && f.provider !== undefined) ||
+    f.createdBefore !== undefined || f.createdAfter !== undefined ||
+    (admin && Object.keys(f.customAttributes ?? {}).length > 0) ||
+    (admin && (f.twoFactor === 'enabled' || f.twoFactor === 'disabled'))
+  return narrowed ? undefined : () => counterValue(db, 'users')
 }
 
 /** Users matching the filters, the ghost never among them; admins may order, everyone else gets newest first. */

@@ -359,7 +359,7 @@ describe('events', () => {
     }
 
     it('reads a user’s events in index order', async () => {
-      const plan = await planOf(findUserEvents(t.ctx.db, bob.actor, alice.user, { sort: 'desc', action: 'joined' }).limit(20).compile())
+      const plan = await planOf((await findUserEvents(t.ctx.db, bob.actor, alice.user, { sort: 'desc', action: 'joined' })).limit(20).compile())
       assert.match(plan, /events_author/)
       assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY|Sort Key/)
     })
@@ -373,7 +373,7 @@ describe('events', () => {
     })
 
     it('reads a user’s events in index order whatever the filters', async () => {
-      const plan = await planOf(findUserEvents(t.ctx.db, null, alice.user, { sort: 'asc', targetType: 'issue', after: '2020-01-01' }).limit(20).compile())
+      const plan = await planOf((await findUserEvents(t.ctx.db, null, alice.user, { sort: 'asc', targetType: 'issue', after: '2020-01-01' })).limit(20).compile())
       assert.match(plan, /events_author/)
       assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY|Sort Key/)
     })

@@ -14,7 +14,7 @@ describe('access levels and visibility', () => {
   after(async () => { await t.close() })
 
   const visibleProjectIds = async (actor: Actor | null) =>
-    (await t.ctx.db.selectFrom('projects').select('id').where(projectVisibleTo(actor)).execute()).map((r) => r.id)
+    (await t.ctx.db.selectFrom('projects').select('id').where(await projectVisibleTo(t.ctx.db, actor)).execute()).map((r) => r.id)
   const visibleGroupIds = async (actor: Actor | null) =>
     (await t.ctx.db.selectFrom('namespaces').select('id').where('kind', '=', 'group').where(groupVisibleTo(actor)).execute()).map((r) => r.id)
 

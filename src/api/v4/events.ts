@@ -44,7 +44,7 @@ const events: FastifyPluginAsyncTypebox = async (app) => {
     schema: { querystring: EventQuery, response: { 200: EventList } },
   }, async (req, reply) => {
     const actor = requireActor(req)
-    return presentPage(req, reply, findUserEvents(req.server.ingot.db, actor, actor.user, eventFilters(req.query)), req.query)
+    return presentPage(req, reply, await findUserEvents(req.server.ingot.db, actor, actor.user, eventFilters(req.query)), req.query)
   })
 
   app.get('/users/:id/events', {
@@ -52,7 +52,7 @@ const events: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, querystring: EventQuery, response: { 200: EventList } },
   }, async (req, reply) => {
     const user = await loadUser(req, req.params.id, { byUsername: true })
-    return presentPage(req, reply, findUserEvents(req.server.ingot.db, req.actor, user, eventFilters(req.query)), req.query)
+    return presentPage(req, reply, await findUserEvents(req.server.ingot.db, req.actor, user, eventFilters(req.query)), req.query)
   })
 
   app.get('/projects/:id/events', {

@@ -14,8 +14,9 @@ import {
   presentProjectSimple, presentProjectWithAccess, type ProjectView,
 } from '../../entities/project.js'
 import { MessageBody } from '../../entities/common.js'
+import { projectsById, withRows } from '../../finders/rows.js'
 import { loadProjectView, loadProjectViews, type ProjectViewOptions } from '../../finders/project-views.js'
-import { PROJECT_ORDERS, findProjectShare, findProjects, type ProjectFilters, type ProjectScope } from '../../finders/projects-finder.js'
+import { PROJECT_ORDERS, findProjectShare, findProjects, maintainedProjectTotal, type ProjectFilters, type ProjectScope } from '../../finders/projects-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES } from '../../policies/access-levels.js'
 import { MERGE_METHODS, createProject, creationNamespace, type ProjectSettingsInput } from '../../services/projects/create-project.js'
@@ -200,7 +201,12 @@ function listFilters(query: Partial<Static<typeof ProjectsQuery>> & Pick<Static<
 
 async function listProjects(req: FastifyRequest, reply: FastifyReply, scope: ProjectScope, query: Static<typeof ProjectsQuery> | Static<typeof UserProjectsQuery>) {
   const { db } = req.server.ingot
-  const page = await paginate(db, findProjects(db, req.actor, scope, listFilters(query)), query)
+  const filters = listFilters(query)
+  const ids = (await findProjects(db, req.actor, scope, filters)).clearSelect().select('projects.id')
+  const page = await withRows(
+    await paginate(db, ids, query, { total: maintainedProjectTotal(db, req.actor, scope, filters) }),
+    (some) => projectsById(db, some),
+  )
   const form: Form = req.actor === null || query.simple ? 'simple' : 'withAccess'
   return sendList(req, reply, page, form, {
     statistics: query.statistics,
@@ -258,7 +264,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     const { db } = req.server.ingot
     const { group } = await loadGroup(req, req.params.id)
     const query = req.query
-    const page = await paginate(db, findProjects(db, req.actor, { kind: 'group', groupId: group.id }, listFilters(query)), query)
+    const page = await paginate(db, await findProjects(db, req.actor, { kind: 'group', groupId: group.id }, listFilters(query)), query)
     return sendList(req, reply, page, query.simple ? 'simple' : 'full', {
       customAttributes: query.with_custom_attributes && isAdmin(req.actor),
     })
@@ -272,7 +278,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     const view = await loadProjectView(req.server.ingot.db, req.actor, loaded.project, {
       statistics: req.query.statistics,
       customAttributes: req.query.with_custom_attributes && isAdmin(req.actor),
-    })
+    }, loaded)
     if (req.actor === null) return sendAs(reply, ProjectSimple, presentForm(view, req, 'simple'))
     return sendAs(reply, ProjectWithAccess, presentForm(view, req, 'withAccess', canOnProject(req.actor, loaded, 'admin_project')))
   })

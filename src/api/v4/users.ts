@@ -13,8 +13,10 @@ import {
 } from '../../entities/user.js'
 import { UserStatus, presentUserStatus } from '../../entities/user-status.js'
 import { customAttributesOf } from '../../finders/custom-attributes.js'
+import { usersById, withRows } from '../../finders/rows.js'
 import {
-  USER_ORDER_FIELDS, type UserOrderField, findSshKey, findSshKeys, findUsers, loadUserAccountView, loadUserAccountViews,
+  USER_ORDER_FIELDS, type UserFilters, type UserOrderField, findSshKey, findSshKeys, findUsers, loadUserAccountView, loadUserAccountViews,
+  maintainedUserTotal,
 } from '../../finders/users-finder.js'
 import { addSshKey } from '../../services/ssh-keys/add-ssh-key.js'
 import { removeSshKey } from '../../services/ssh-keys/remove-ssh-key.js'
@@ -125,12 +127,13 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     // Anonymous callers may only look a user up by username, never list everyone.
     if (req.actor === null && (q.username ?? '') === '') throw forbidden('Not authorized to access /api/v4/users')
     const admin = isAdmin(req.actor)
-    const query = findUsers(db, req.actor, {
+    const filters: UserFilters = {
       search: q.search, username: q.username, active: q.active, blocked: q.blocked, external: q.external,
       externUid: q.extern_uid, provider: q.provider, createdBefore: q.created_before, createdAfter: q.created_after,
       customAttributes: q.custom_attributes, twoFactor: q.two_factor, orderBy: q.order_by, sort: q.sort,
-    })
-    const page = await paginate(db, query, q)
+    }
+    const ids = findUsers(db, req.actor, filters).clearSelect().select('users.id')
+    const page = await withRows(await paginate(db, ids, q, { total: maintainedUserTotal(db, req.actor, filters) }), (some) => usersById(db, some))
     setPaginationHeaders(req, reply, page)
     const ctx = presentCtx(req)
     const attributes = admin && q.with_custom_attributes ? await customAttributesOf(db, 'user', page.items.map((u) => u.id)) : null

@@ -1,7 +1,7 @@
 // Platform core: users and their credentials, namespaces (personal and groups), projects,
 // memberships, shares, stars, custom attributes, contribution events and durable jobs.
-import type { ColumnDefinitionBuilder, Kysely } from 'kysely'
-import { withId } from './helpers.js'
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely'
+import { isPostgres, withId } from './helpers.js'
 
 const notNull = (c: ColumnDefinitionBuilder) => c.notNull()
 const flagOff = (c: ColumnDefinitionBuilder) => c.notNull().defaultTo(0)
@@ -228,11 +228,61 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', notNull)
     .execute()
   await db.schema.createIndex('jobs_run_at').on('jobs').columns(['run_at', 'id']).execute()
+
+  await createCounters(db)
+}
+
+/**
+ * Maintained counts behind the X-Total of the unfiltered user and project lists, kept by triggers
+ * so that no write path can forget them: users (the ghost aside) and projects per visibility level.
+ */
+async function createCounters(db: Kysely<unknown>): Promise<void> {
+  await db.schema.createTable('counters')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('value', 'bigint', notNull)
+    .execute()
+  await sql`insert into counters (name, value)
+    select 'users', count(*) from users where ghost = 0
+    union all select 'projects.visibility.0', count(*) from projects where visibility_level = 0
+    union all select 'projects.visibility.10', count(*) from projects where visibility_level = 10
+    union all select 'projects.visibility.20', count(*) from projects where visibility_level = 20`.execute(db)
+  const bump = (delta: string, level: string) =>
+    `update counters set value = value ${delta} 1 where name = 'projects.visibility.' || ${level};`
+  if (isPostgres(db)) {
+    await sql.raw(`create function ingot_count_users() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' and new.ghost = 0 then update counters set value = value + 1 where name = 'users'; end if;
+        if tg_op = 'DELETE' and old.ghost = 0 then update counters set value = value - 1 where name = 'users'; end if;
+        return null;
+      end $$`).execute(db)
+    await sql.raw(`create trigger users_counter after insert or delete on users
+      for each row execute function ingot_count_users()`).execute(db)
+    await sql.raw(`create function ingot_count_projects() returns trigger language plpgsql as $$
+      begin
+        if tg_op in ('DELETE', 'UPDATE') then ${bump('-', 'old.visibility_level')} end if;
+        if tg_op in ('INSERT', 'UPDATE') then ${bump('+', 'new.visibility_level')} end if;
+        return null;
+      end $$`).execute(db)
+    await sql.raw(`create trigger projects_counter after insert or delete or update of visibility_level on projects
+      for each row execute function ingot_count_projects()`).execute(db)
+    return
+  }
+  await sql.raw(`create trigger users_counter_insert after insert on users when new.ghost = 0
+    begin update counters set value = value + 1 where name = 'users'; end`).execute(db)
+  await sql.raw(`create trigger users_counter_delete after delete on users when old.ghost = 0
+    begin update counters set value = value - 1 where name = 'users'; end`).execute(db)
+  await sql.raw(`create trigger projects_counter_insert after insert on projects
+    begin ${bump('+', 'new.visibility_level')} end`).execute(db)
+  await sql.raw(`create trigger projects_counter_delete after delete on projects
+    begin ${bump('-', 'old.visibility_level')} end`).execute(db)
+  await sql.raw(`create trigger projects_counter_update after update of visibility_level on projects
+    when old.visibility_level <> new.visibility_level
+    begin ${bump('-', 'old.visibility_level')} ${bump('+', 'new.visibility_level')} end`).execute(db)
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of [
-    'jobs', 'events', 'custom_attributes', 'stars', 'project_group_links', 'members', 'project_statistics',
+    'counters', 'jobs', 'events', 'custom_attributes', 'stars', 'project_group_links', 'members', 'project_statistics',
     'projects', 'namespaces', 'ssh_keys', 'access_tokens', 'identities', 'users',
   ]) {
     await db.schema.dropTable(table).execute()

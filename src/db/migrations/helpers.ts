@@ -1,9 +1,8 @@
 // Small dialect bridges for migrations, which are otherwise written once for both databases.
-import { PostgresAdapter, type CreateTableBuilder, type Kysely } from 'kysely'
+import type { CreateTableBuilder, Kysely } from 'kysely'
+import { isPostgres } from '../dialect.js'
 
-export function isPostgres(db: Kysely<unknown>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter
-}
+export { isPostgres }
 
 /** An auto-incrementing integer primary key `id` that never reuses a deleted row's value. */
 export function withId<T extends string>(db: Kysely<unknown>, table: CreateTableBuilder<T, never>) {

@@ -1,7 +1,7 @@
 // Adds an SSH public key to a user (POST /user/keys, POST /users/:id/keys). The key must parse as
 // an OpenSSH public key of a supported type, meet the instance's key restrictions, and its SHA256
 // fingerprint must be new to the instance.
-import sshpk from 'sshpk'
+import type sshpk from 'sshpk'
 import type { Db } from '../../db/index.js'
 import type { SshKeyRow } from '../../db/schema.js'
 import { validationFailed } from '../../api/errors.js'
@@ -36,7 +36,9 @@ function algorithmName(key: sshpk.Key): string {
  * Parses an OpenSSH public key line. Whitespace and line breaks inside the base64 part (pasted
  * keys) are tolerated, as the original does; null when it is not a key of a supported type.
  */
-export function parseSshPublicKey(text: string): ParsedSshKey | null {
+export async function parseSshPublicKey(text: string): Promise<ParsedSshKey | null> {
+  // Loaded on first use: few requests add keys.
+  const { default: keyParser } = await import('sshpk')
   const [algorithm, ...parts] = text.trim().split(/\s+/)
   if (algorithm === undefined || parts.length === 0) return null
   let blob = ''
@@ -44,7 +46,7 @@ export function parseSshPublicKey(text: string): ParsedSshKey | null {
     blob += parts[i]
     let key: sshpk.Key
     try {
-      key = sshpk.parseKey(`${algorithm} ${blob}`, 'ssh')
+      key = keyParser.parseKey(`${algorithm} ${blob}`, 'ssh')
     } catch {
       continue
     }
@@ -85,7 +87,7 @@ export async function fingerprintTaken(db: Db, fingerprint: string): Promise<boo
 }
 
 export async function addSshKey(db: Db, userId: number, input: { title: string; key: string }): Promise<SshKeyRow> {
-  const parsed = input.key.length > KEY_MAX_LENGTH ? null : parseSshPublicKey(input.key)
+  const parsed = input.key.length > KEY_MAX_LENGTH ? null : await parseSshPublicKey(input.key)
   const keyErrors = input.key.trim() === ''
     ? ["can't be blank"]
     : input.key.length > KEY_MAX_LENGTH

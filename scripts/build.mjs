@@ -1,0 +1,20 @@
+// `npm run build`: bundles the `ingot` command into dist/main.js with esbuild. One file loads far
+// faster than Node resolving and linking the thousand modules of its dependencies one by one, which
+// is most of a cold start. Native addons stay outside the bundle and load from node_modules.
+// Type checking is `npm run typecheck` (part of `npm test`).
+import { build } from 'esbuild'
+
+await build({
+  entryPoints: ['src/main.ts'],
+  outfile: 'dist/main.js',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  sourcemap: true,
+  legalComments: 'none',
+  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native'],
+  // Bundled CommonJS dependencies call require(); give the ES module bundle one.
+  banner: { js: "import { createRequire as __ingotCreateRequire } from 'node:module'; const require = __ingotCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+})
