@@ -76,24 +76,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     )
   })
 
-  // Parameters of a write may come in the query string or the body, as the original reads them
-  // both (clients do each: @gitbeaker/rest puts a DELETE's in the body and some POSTs' in the
-  // query): writes see them merged in req.body, DELETEs in req.query; the body wins a clash. A
-  // write without any body validates like an empty one, so each missing parameter is named.
-  app.addHook('preValidation', async (req) => {
-    if (req.method === 'GET' || req.method === 'HEAD') return
-    if (req.body === undefined) req.body = {}
-    if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) return
-    const merged = { ...(req.query as Record<string, unknown>), ...req.body }
-    if (req.method === 'DELETE') req.query = merged
-    else req.body = merged
+  // (Hooks on every request take a callback rather than returning a promise: it is cheaper.)
+  app.addHook('preValidation', (req, _reply, done) => {
+    mergeWriteParameters(req)
+    // No text the API stores or looks up may hold a NUL: PostgreSQL refuses it (a 500) where SQLite
+    // would keep it, so it is an invalid parameter on both.
+    done(paramError(req, (value) => typeof value === 'string' && value.includes('\0')))
   })
-  // No text the API stores or looks up may hold a NUL: PostgreSQL refuses it (a 500) where SQLite
-  // would keep it, so it is an invalid parameter on both.
-  app.addHook('preValidation', async (req) => rejectParam(req, (value) => typeof value === 'string' && value.includes('\0')))
   // Schema validation turns "1e309" (or JSON's 1e999) into Infinity and lets it through as an
   // integer within any bounds: no finite number came in, so the parameter is invalid.
-  app.addHook('preHandler', async (req) => rejectParam(req, (value) => typeof value === 'number' && !Number.isFinite(value)))
+  app.addHook('preHandler', (req, _reply, done) => {
+    done(paramError(req, (value) => typeof value === 'number' && !Number.isFinite(value)))
+  })
   registerAuthentication(app, ctx.db)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: '404 Not Found' }))
@@ -107,10 +101,25 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   return app
 }
 
+/**
+ * Parameters of a write may come in the query string or the body, as the original reads them both
+ * (clients do each: @gitbeaker/rest puts a DELETE's in the body and some POSTs' in the query):
+ * writes see them merged in req.body, DELETEs in req.query; the body wins a clash. A write without
+ * any body validates like an empty one, so each missing parameter is named.
+ */
+function mergeWriteParameters(req: FastifyRequest): void {
+  if (req.method === 'GET' || req.method === 'HEAD') return
+  if (req.body === undefined) req.body = {}
+  if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) return
+  const merged = { ...(req.query as Record<string, unknown>), ...req.body }
+  if (req.method === 'DELETE') req.query = merged
+  else req.body = merged
+}
+
 /** 400 "<param> is invalid" for the first parameter (path, query, then body) holding a bad value. */
-function rejectParam(req: FastifyRequest, isBad: (value: unknown) => boolean): void {
+function paramError(req: FastifyRequest, isBad: (value: unknown) => boolean): ApiError | undefined {
   const name = badParam(req.params, '', isBad) ?? badParam(req.query, '', isBad) ?? badParam(req.body, '', isBad)
-  if (name !== null) throw invalidParam(name || 'body')
+  return name === null ? undefined : invalidParam(name || 'body')
 }
 
 /**

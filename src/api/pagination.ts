@@ -9,7 +9,8 @@ import type { PaginationQuery } from './params.js'
 
 export const MAX_PER_PAGE = 100
 
-const TOKEN_PARAMS = ['private_token', 'access_token']
+/** Query parameters that carry credentials: never echoed back. */
+export const TOKEN_PARAMS = ['private_token', 'access_token']
 
 export interface Page<T> {
   items: T[]
@@ -58,8 +59,8 @@ async function countRows<O>(db: Db, query: AnySelect<O>, total: PaginateOptions[
   return Number(row.count)
 }
 
-/** Sets X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page and Link. */
-export function setPaginationHeaders(req: FastifyRequest, reply: FastifyReply, page: Page<unknown>): void {
+/** X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page and Link of a page. */
+export function paginationHeaders(req: FastifyRequest, page: Page<unknown>): Record<string, string> {
   const { externalUrl } = req.server.ingot.config
   const totalPages = Math.max(1, Math.ceil(page.total / page.perPage))
   const next = page.page < totalPages ? page.page + 1 : null
@@ -77,7 +78,7 @@ export function setPaginationHeaders(req: FastifyRequest, reply: FastifyReply, p
   if (prev !== null) links.push(`<${linkTo(prev)}>; rel="prev"`)
   if (next !== null) links.push(`<${linkTo(next)}>; rel="next"`)
   links.push(`<${linkTo(1)}>; rel="first"`, `<${linkTo(totalPages)}>; rel="last"`)
-  void reply.headers({
+  return {
     'x-total': String(page.total),
     'x-total-pages': String(totalPages),
     'x-per-page': String(page.perPage),
@@ -85,5 +86,10 @@ export function setPaginationHeaders(req: FastifyRequest, reply: FastifyReply, p
     'x-next-page': next === null ? '' : String(next),
     'x-prev-page': prev === null ? '' : String(prev),
     link: links.join(', '),
-  })
+  }
+}
+
+/** Sets the pagination headers of a page on the reply. */
+export function setPaginationHeaders(req: FastifyRequest, reply: FastifyReply, page: Page<unknown>): void {
+  void reply.headers(paginationHeaders(req, page))
 }

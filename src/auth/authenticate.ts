@@ -87,7 +87,7 @@ async function tokenOwner(db: Db, digest: string): Promise<TokenOwner | null> {
     const user = await db.selectFrom('users').selectAll().where('id', '=', token.user_id).executeTakeFirstOrThrow()
     return { token, user }
   }
-  const cache = readCacheOf<TokenOwner | null>(db, 'token-owners', { tables: ['access_tokens', 'users'], maxEntries: 10_000 })
+  const cache = readCacheOf<TokenOwner | null>(db, 'token-owners', { tables: ['access_tokens', 'users'], maxWeight: 10_000 })
   return cache === null ? load() : cache.get(digest, load)
 }
 

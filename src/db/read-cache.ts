@@ -90,33 +90,68 @@ interface Entry<V> {
   value: V
   stamp: number
   expiresAt: number
+  weight: number
 }
 
-export interface ReadCacheOptions {
+export interface ReadCacheOptions<V> {
   /** The tables the cached values are read from. */
   tables: readonly string[]
-  maxEntries: number
+  /** The cache's bound: the sum of its entries' weights (each weighs 1 unless `weigh` says). */
+  maxWeight: number
+  /** The weight of a value, e.g. a length, for caches whose values vary much in size. */
+  weigh?: (value: V) => number
   ttlMs: number
 }
 
 export class ReadCache<V> {
   private readonly entries = new Map<string, Entry<V>>()
+  private readonly loading = new Map<string, { stamp: number; value: Promise<V> }>()
+  private weight = 0
 
-  constructor(private readonly generations: TableGenerations, private readonly options: ReadCacheOptions) {}
+  constructor(private readonly generations: TableGenerations, private readonly options: ReadCacheOptions<V>) {}
 
   private fresh(key: string, stamp: number, now: number): Entry<V> | undefined {
     const entry = this.entries.get(key)
     if (entry === undefined) return undefined
     if (entry.stamp === stamp && entry.expiresAt > now) return entry
-    this.entries.delete(key)
+    this.remove(key, entry)
     return undefined
+  }
+
+  private remove(key: string, entry: Entry<V>): void {
+    this.entries.delete(key)
+    this.weight -= entry.weight
   }
 
   private store(key: string, value: V, stamp: number, now: number): void {
     // Stored only if nothing was written to its tables while it was being read.
     if (this.generations.stamp(this.options.tables) !== stamp) return
-    if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value as string)
-    this.entries.set(key, { value: freeze(value), stamp, expiresAt: now + this.options.ttlMs })
+    const weight = this.options.weigh?.(value) ?? 1
+    if (weight > this.options.maxWeight) return
+    const previous = this.entries.get(key)
+    if (previous !== undefined) this.remove(key, previous)
+    // The oldest entries make room.
+    for (const [oldKey, oldEntry] of this.entries) {
+      if (this.weight + weight <= this.options.maxWeight) break
+      this.remove(oldKey, oldEntry)
+    }
+    this.entries.set(key, { value: freeze(value), stamp, expiresAt: now + this.options.ttlMs, weight })
+    this.weight += weight
+  }
+
+  /** The generation stamp of the cache's tables now: take it before reading what put() will store. */
+  stamp(): number {
+    return this.generations.stamp(this.options.tables)
+  }
+
+  /** A fresh entry's value, without loading anything. */
+  peek(key: string): V | undefined {
+    return this.fresh(key, this.stamp(), Date.now())?.value
+  }
+
+  /** Stores a value computed from data read after `stamp` was taken (dropped if a write came since). */
+  put(key: string, value: V, stamp: number): void {
+    this.store(key, value, stamp, Date.now())
   }
 
   async get(key: string, load: () => Promise<V>): Promise<V> {
@@ -124,9 +159,19 @@ export class ReadCache<V> {
     const stamp = this.generations.stamp(this.options.tables)
     const entry = this.fresh(key, stamp, now)
     if (entry !== undefined) return entry.value
-    const value = await load()
-    this.store(key, value, stamp, now)
-    return value
+    // Concurrent misses of one key at one stamp share a single load, so an entry that expires under
+    // load is read once, not by every request waiting on it.
+    const pending = this.loading.get(key)
+    if (pending !== undefined && pending.stamp === stamp) return pending.value
+    const value = load()
+    this.loading.set(key, { stamp, value })
+    try {
+      const loaded = await value
+      this.store(key, loaded, stamp, now)
+      return loaded
+    } finally {
+      if (this.loading.get(key)?.value === value) this.loading.delete(key)
+    }
   }
 
   /** Values for many keys, loading all the missing ones with one call. */
@@ -168,18 +213,15 @@ export function withReadCaches<DB>(db: Kysely<DB>, ttlMs: number): Kysely<DB> {
   return watched
 }
 
-export interface NamedCacheOptions {
-  tables: readonly string[]
-  maxEntries: number
-}
+export type NamedCacheOptions<V> = Omit<ReadCacheOptions<V>, 'ttlMs'>
 
 /** The named cache of this database handle, or null inside a transaction (or without caches). */
-export function readCacheOf<V>(db: object, name: string, options: NamedCacheOptions): ReadCache<V> | null {
+export function readCacheOf<V>(db: object, name: string, options: NamedCacheOptions<V>): ReadCache<V> | null {
   const registration = registrations.get(db)
   if (registration === undefined) return null
   let cache = registration.caches.get(name)
   if (cache === undefined) {
-    cache = new ReadCache<unknown>(registration.generations, { ...options, ttlMs: registration.ttlMs })
+    cache = new ReadCache<unknown>(registration.generations, { ...options, ttlMs: registration.ttlMs } as ReadCacheOptions<unknown>)
     registration.caches.set(name, cache)
   }
   return cache as ReadCache<V>
@@ -194,7 +236,7 @@ export async function cachedRowsById<Row extends { id: number }>(
 ): Promise<Map<number, Row>> {
   const unique = [...new Set(ids)]
   if (unique.length === 0) return new Map()
-  const cache = readCacheOf<Row | null>(db, `rows:${table}`, { tables: [table], maxEntries: 20_000 })
+  const cache = readCacheOf<Row | null>(db, `rows:${table}`, { tables: [table], maxWeight: 20_000 })
   if (cache === null) return new Map((await load(unique)).map((row) => [row.id, row]))
   const found = await cache.getMany(unique.map(String), async (missing) => {
     const rows = await load(missing.map(Number))

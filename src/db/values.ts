@@ -33,9 +33,16 @@ export function isoDateOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10)
 }
 
+let todayCache = { from: 0, until: 0, date: '' }
+
 /** Today's date in UTC as `YYYY-MM-DD`, the form date columns compare against. */
 export function today(now: number = Date.now()): string {
-  return isoDateOf(now)
+  // Asked on every request: worked out once a day.
+  if (now < todayCache.from || now >= todayCache.until) {
+    const from = now - (now % 86_400_000)
+    todayCache = { from, until: from + 86_400_000, date: isoDateOf(from) }
+  }
+  return todayCache.date
 }
 
 /** Midnight UTC at the start of a `YYYY-MM-DD` date, as epoch milliseconds. */

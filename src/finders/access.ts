@@ -76,7 +76,8 @@ async function userGrants(db: Db, userId: number): Promise<ReadonlyMap<number, P
     return grants.size > KEPT_GRANTS_LIMIT ? null : grants
   }
   const cache = readCacheOf<ReadonlyMap<number, ProjectAccess> | null>(db, 'user-grants', {
-    tables: ['members', 'project_group_links', 'namespaces', 'projects'], maxEntries: 10_000,
+    // Weighed by grants, so a few users holding thousands cannot crowd memory.
+    tables: ['members', 'project_group_links', 'namespaces', 'projects'], maxWeight: 500_000, weigh: (grants) => 1 + (grants?.size ?? 0),
   })
   return cache === null ? load() : cache.get(String(userId), load)
 }

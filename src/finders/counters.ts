@@ -11,6 +11,6 @@ export async function counterValue(db: Db, name: CounterName): Promise<number> {
     const row = await db.selectFrom('counters').select('value').where('name', '=', name).executeTakeFirst()
     return Number(row?.value ?? 0)
   }
-  const cache = readCacheOf<number>(db, 'counters', { tables: ['counters', 'users', 'projects'], maxEntries: 16 })
+  const cache = readCacheOf<number>(db, 'counters', { tables: ['counters', 'users', 'projects'], maxWeight: 16 })
   return cache === null ? load() : cache.get(name, load)
 }

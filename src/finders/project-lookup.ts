@@ -15,7 +15,7 @@ const NUMERIC_ID = /^\d+$/
 export async function findProjectByIdOrPath(db: Db, idOrPath: string): Promise<ProjectAndNamespace | null> {
   const byId = NUMERIC_ID.test(idOrPath)
   const key = byId ? idOrPath : `/${idOrPath.toLowerCase()}`
-  const cache = readCacheOf<ProjectAndNamespace | null>(db, 'projects', { tables: ['projects', 'namespaces'], maxEntries: 10_000 })
+  const cache = readCacheOf<ProjectAndNamespace | null>(db, 'projects', { tables: ['projects', 'namespaces'], maxWeight: 10_000 })
   const load = () => (byId ? byIdQuery(db, Number(idOrPath)) : byPathQuery(db, idOrPath))
   return cache === null ? load() : cache.get(key, load)
 }

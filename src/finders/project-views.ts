@@ -76,7 +76,7 @@ async function sharesOf(db: Db, projectIds: readonly number[]): Promise<Map<numb
     }
     return byProject
   }
-  const cache = readCacheOf<SharedWithGroupEntity[]>(db, 'project-shares', { tables: ['project_group_links', 'namespaces'], maxEntries: 20_000 })
+  const cache = readCacheOf<SharedWithGroupEntity[]>(db, 'project-shares', { tables: ['project_group_links', 'namespaces'], maxWeight: 20_000 })
   if (cache === null) return load(projectIds)
   const found = await cache.getMany(projectIds.map(String), async (missing) => {
     const loaded = await load(missing.map(Number))

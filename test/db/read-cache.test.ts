@@ -13,7 +13,7 @@ describe('read caches', () => {
   before(async () => { t = await buildTestApp() })
   after(async () => { await t.close() })
 
-  const nameCache = () => readCacheOf<string>(t.ctx.db, 'test-user-names', { tables: ['users'], maxEntries: 100 })
+  const nameCache = () => readCacheOf<string>(t.ctx.db, 'test-user-names', { tables: ['users'], maxWeight: 100 })
   const loadName = (id: number) => async () => {
     const row = await t.ctx.db.selectFrom('users').select('name').where('id', '=', id).executeTakeFirstOrThrow()
     return row.name
@@ -49,7 +49,7 @@ describe('read caches', () => {
 
   it('gives transactions no cache, so they read their own writes', async () => {
     await t.ctx.db.transaction().execute(async (trx) => {
-      assert.equal(readCacheOf(trx, 'test-user-names', { tables: ['users'], maxEntries: 1 }), null)
+      assert.equal(readCacheOf(trx, 'test-user-names', { tables: ['users'], maxWeight: 1 }), null)
     })
   })
 

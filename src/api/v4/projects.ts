@@ -16,6 +16,7 @@ import {
 import { MessageBody } from '../../entities/common.js'
 import { projectsById, withRows } from '../../finders/rows.js'
 import { loadProjectView, loadProjectViews, type ProjectViewOptions } from '../../finders/project-views.js'
+import type { ProjectAccess } from '../../finders/access.js'
 import { PROJECT_ORDERS, findProjectShare, findProjects, maintainedProjectTotal, type ProjectFilters, type ProjectScope } from '../../finders/projects-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES } from '../../policies/access-levels.js'
@@ -26,9 +27,10 @@ import { setProjectArchived } from '../../services/projects/archive-project.js'
 import { starProject, unstarProject } from '../../services/projects/star-project.js'
 import { shareProject, unshareProject } from '../../services/projects/share-project.js'
 import { ApiError, missingOneOf, notFound, notModified, type FieldErrors } from '../errors.js'
+import { jsonArrayOf, sendCachedList, sendJsonItem } from '../list-cache.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 import { authorize, loadGroup, loadProject, loadUser, requireActor, requireAdmin, type LoadedProject } from '../load.js'
-import { paginate, setPaginationHeaders, type Page } from '../pagination.js'
+import { paginate, paginationHeaders, type Page } from '../pagination.js'
 import { BooleanParam, CustomAttributesFilter, DateParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
 import { presentCtx } from '../present.js'
 
@@ -144,9 +146,6 @@ const ShareBody = Type.Object({
 })
 
 const ProjectForms = Type.Union([ProjectWithAccess, Project, ProjectSimple])
-const SIMPLE_LIST = Type.Array(ProjectSimple)
-const FULL_LIST = Type.Array(Project)
-const WITH_ACCESS_LIST = Type.Array(ProjectWithAccess)
 
 type Form = 'simple' | 'full' | 'withAccess'
 type CreateBody = Static<typeof CreateProjectBody>
@@ -166,11 +165,33 @@ function presentForm(view: ProjectView, req: FastifyRequest, form: Form, userCan
   return presentProjectWithAccess(view, ctx, { userCanAdminProject })
 }
 
-async function sendList(req: FastifyRequest, reply: FastifyReply, page: Page<ProjectRow>, form: Form, options: ProjectViewOptions) {
-  setPaginationHeaders(req, reply, page)
-  const views = await loadProjectViews(req.server.ingot.db, req.actor, page.items, options)
-  const schema = form === 'simple' ? SIMPLE_LIST : form === 'full' ? FULL_LIST : WITH_ACCESS_LIST
-  return sendAs(reply, schema, views.map((view) => presentForm(view, req, form)))
+/** What a project list's pages are read from (the caller's grants and stars included). */
+const PROJECT_LIST_TABLES = ['projects', 'namespaces', 'members', 'project_group_links', 'stars', 'custom_attributes', 'users']
+/** What a project's JSON is made of, besides the caller's access that its key carries. */
+const PROJECT_JSON_TABLES = ['projects', 'namespaces', 'users', 'project_group_links']
+
+/** What a project's cached JSON depends on beyond PROJECT_JSON_TABLES: form, caller's access, admin fields. */
+function projectJsonKey(form: Form, projectId: number, access: ProjectAccess | null, userCanAdminProject: boolean): string {
+  return `${form}:${projectId}:${access?.projectAccess ?? '-'}:${access?.groupAccess ?? '-'}:${userCanAdminProject ? 'admin' : ''}`
+}
+
+/** One page of a project list: the whole answer cached per caller and URL, each project's JSON too. */
+async function sendList(
+  req: FastifyRequest, reply: FastifyReply, list: string, loadPage: () => Promise<Page<{ id: number }>>, form: Form, options: ProjectViewOptions,
+) {
+  const { db } = req.server.ingot
+  const itemSchema = form === 'simple' ? ProjectSimple : form === 'full' ? Project : ProjectWithAccess
+  // Statistics and custom attributes come from tables the JSON cache does not watch.
+  const cacheable = options.statistics !== true && options.customAttributes !== true
+  return sendCachedList(req, reply, { name: list, tables: [...PROJECT_LIST_TABLES, ...PROJECT_JSON_TABLES, 'project_statistics'] }, async () => {
+    const page = await withRows(await loadPage(), (some) => projectsById(db, some))
+    const body = await jsonArrayOf(req, reply, itemSchema, {
+      name: 'projects',
+      tables: PROJECT_JSON_TABLES,
+      keyOf: (view) => (cacheable ? projectJsonKey(form, view.project.id, view.access, false) : null),
+    }, () => loadProjectViews(db, req.actor, page.items, options), (view) => presentForm(view, req, form))
+    return { headers: paginationHeaders(req, page), body }
+  })
 }
 
 /** A write's answer: the full form, with the fields for those who administer the project. */
@@ -202,13 +223,12 @@ function listFilters(query: Partial<Static<typeof ProjectsQuery>> & Pick<Static<
 async function listProjects(req: FastifyRequest, reply: FastifyReply, scope: ProjectScope, query: Static<typeof ProjectsQuery> | Static<typeof UserProjectsQuery>) {
   const { db } = req.server.ingot
   const filters = listFilters(query)
-  const ids = (await findProjects(db, req.actor, scope, filters)).clearSelect().select('projects.id')
-  const page = await withRows(
-    await paginate(db, ids, query, { total: maintainedProjectTotal(db, req.actor, scope, filters) }),
-    (some) => projectsById(db, some),
-  )
+  const loadPage = async () => {
+    const ids = (await findProjects(db, req.actor, scope, filters)).clearSelect().select('projects.id')
+    return paginate(db, ids, query, { total: maintainedProjectTotal(db, req.actor, scope, filters) })
+  }
   const form: Form = req.actor === null || query.simple ? 'simple' : 'withAccess'
-  return sendList(req, reply, page, form, {
+  return sendList(req, reply, `projects:${scope.kind}`, loadPage, form, {
     statistics: query.statistics,
     customAttributes: query.with_custom_attributes && isAdmin(req.actor),
   })
@@ -264,8 +284,11 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     const { db } = req.server.ingot
     const { group } = await loadGroup(req, req.params.id)
     const query = req.query
-    const page = await paginate(db, await findProjects(db, req.actor, { kind: 'group', groupId: group.id }, listFilters(query)), query)
-    return sendList(req, reply, page, query.simple ? 'simple' : 'full', {
+    const loadPage = async () => {
+      const ids = (await findProjects(db, req.actor, { kind: 'group', groupId: group.id }, listFilters(query))).clearSelect().select('projects.id')
+      return paginate(db, ids, query)
+    }
+    return sendList(req, reply, 'projects:group', loadPage, query.simple ? 'simple' : 'full', {
       customAttributes: query.with_custom_attributes && isAdmin(req.actor),
     })
   })
@@ -275,12 +298,13 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, querystring: SingleProjectQuery, response: { 200: ProjectForms } },
   }, async (req, reply) => {
     const loaded = await loadProject(req, req.params.id)
-    const view = await loadProjectView(req.server.ingot.db, req.actor, loaded.project, {
-      statistics: req.query.statistics,
-      customAttributes: req.query.with_custom_attributes && isAdmin(req.actor),
-    }, loaded)
-    if (req.actor === null) return sendAs(reply, ProjectSimple, presentForm(view, req, 'simple'))
-    return sendAs(reply, ProjectWithAccess, presentForm(view, req, 'withAccess', canOnProject(req.actor, loaded, 'admin_project')))
+    const options = { statistics: req.query.statistics, customAttributes: req.query.with_custom_attributes && isAdmin(req.actor) }
+    const form: Form = req.actor === null ? 'simple' : 'withAccess'
+    const admin = canOnProject(req.actor, loaded, 'admin_project')
+    const key = options.statistics || options.customAttributes ? null : projectJsonKey(form, loaded.project.id, loaded.access, admin)
+    return sendJsonItem(req, reply, form === 'simple' ? ProjectSimple : ProjectWithAccess, { name: 'projects', tables: PROJECT_JSON_TABLES }, key,
+      () => loadProjectView(req.server.ingot.db, req.actor, loaded.project, options, loaded),
+      (view) => presentForm(view, req, form, admin))
   })
 
   app.post('/projects', {

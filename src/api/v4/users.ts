@@ -9,11 +9,12 @@ import { isAdmin } from '../../auth/actor.js'
 import type { UserRow } from '../../db/schema.js'
 import { SshKey, presentSshKey } from '../../entities/ssh-key.js'
 import {
-  UserAnyForm, UserWithAdmin, presentUser, presentUserBasic, presentUserWithAdmin,
+  UserAnyForm, UserBasic, UserWithAdmin, presentUser, presentUserBasic, presentUserWithAdmin,
 } from '../../entities/user.js'
 import { UserStatus, presentUserStatus } from '../../entities/user-status.js'
 import { customAttributesOf } from '../../finders/custom-attributes.js'
 import { usersById, withRows } from '../../finders/rows.js'
+import { jsonArrayOf, sendCachedList } from '../list-cache.js'
 import {
   USER_ORDER_FIELDS, type UserFilters, type UserOrderField, findSshKey, findSshKeys, findUsers, loadUserAccountView, loadUserAccountViews,
   maintainedUserTotal,
@@ -27,7 +28,7 @@ import { setUserStatus } from '../../services/users/set-status.js'
 import { updateUser } from '../../services/users/update-user.js'
 import { allOrNoneOf, forbidden, missingOneOf, notFound, unauthorized } from '../errors.js'
 import { loadUser, requireActor, requireAdmin } from '../load.js'
-import { paginate, setPaginationHeaders } from '../pagination.js'
+import { paginate, paginationHeaders, setPaginationHeaders } from '../pagination.js'
 import { BooleanParam, CustomAttributesFilter, DateTimeParam, OneOf, Pagination, SortParam } from '../params.js'
 import { presentCtx } from '../present.js'
 
@@ -112,6 +113,11 @@ async function presentAdminForm(req: FastifyRequest, user: UserRow, withCustomAt
   return presentUserWithAdmin(view, presentCtx(req), attributes)
 }
 
+/** What a user's JSON is made of (the admin form counts personal projects). */
+const USER_JSON = { name: 'users', tables: ['users', 'identities', 'namespaces', 'projects'] }
+/** What the user list's answers are made of. */
+const USER_LIST = { name: 'users', tables: [...USER_JSON.tables, 'custom_attributes'] }
+
 const users: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/users', {
     schema: { querystring: ListUsersQuery, response: { 200: Type.Array(UserAnyForm) } },
@@ -132,15 +138,21 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
       externUid: q.extern_uid, provider: q.provider, createdBefore: q.created_before, createdAfter: q.created_after,
       customAttributes: q.custom_attributes, twoFactor: q.two_factor, orderBy: q.order_by, sort: q.sort,
     }
-    const ids = findUsers(db, req.actor, filters).clearSelect().select('users.id')
-    const page = await withRows(await paginate(db, ids, q, { total: maintainedUserTotal(db, req.actor, filters) }), (some) => usersById(db, some))
-    setPaginationHeaders(req, reply, page)
-    const ctx = presentCtx(req)
-    const attributes = admin && q.with_custom_attributes ? await customAttributesOf(db, 'user', page.items.map((u) => u.id)) : null
-    const attributesOf = (id: number) => (attributes === null ? undefined : attributes.get(id) ?? [])
-    if (!admin) return page.items.map((user) => presentUserBasic(user, ctx, attributesOf(user.id)))
-    const views = await loadUserAccountViews(db, page.items)
-    return views.map((view) => presentUserWithAdmin(view, ctx, attributesOf(view.user.id)))
+    const withAttributes = admin && q.with_custom_attributes === true
+    return sendCachedList(req, reply, USER_LIST, async () => {
+      const ids = findUsers(db, req.actor, filters).clearSelect().select('users.id')
+      const page = await withRows(await paginate(db, ids, q, { total: maintainedUserTotal(db, req.actor, filters) }), (some) => usersById(db, some))
+      const ctx = presentCtx(req)
+      const attributes = withAttributes ? await customAttributesOf(db, 'user', page.items.map((u) => u.id)) : null
+      const attributesOf = (id: number) => (attributes === null ? undefined : attributes.get(id) ?? [])
+      const keyOf = (id: number) => (withAttributes ? null : `${admin ? 'admin' : 'basic'}:${id}`)
+      const body = admin
+        ? await jsonArrayOf(req, reply, UserWithAdmin, { ...USER_JSON, keyOf: (view) => keyOf(view.user.id) },
+          () => loadUserAccountViews(db, page.items), (view) => presentUserWithAdmin(view, ctx, attributesOf(view.user.id)))
+        : await jsonArrayOf(req, reply, UserBasic, { ...USER_JSON, keyOf: (user) => keyOf(user.id) },
+          async () => page.items, (user) => presentUserBasic(user, ctx, attributesOf(user.id)))
+      return { headers: paginationHeaders(req, page), body }
+    })
   })
 
   app.get('/users/:id', {

@@ -1,0 +1,212 @@
+// `npm run bench`: measures Ingot on this machine and prints a markdown table (also written to
+// .bench/latest.md). The server is pinned to CPU 0 and this process (the load generator,
+// autocannon) to CPU 1 by the npm script. For each database (SQLite; PostgreSQL when reachable):
+//   - first boot (migrations + root seed) and cold start on a migrated database, to the first 200
+//     of GET /api/v4/version; idle RSS after boot
+//   - with 10,000 users and projects seeded: GET /projects/:id, GET /projects?per_page=20 and
+//     GET /users?per_page=20 at saturation (throughput, p50, p99) beside a floor route sending the
+//     identical precomputed body and headers, then p99 at half the saturating rate.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import autocannon from 'autocannon'
+import pg from 'pg'
+import { openDatabase, migrateToLatest } from '../src/db/index.js'
+import { seedUsersAndProjects } from './seed.js'
+import type { BenchTarget } from './server.js'
+
+const ROOT_TOKEN = 'bench-root-token-0123456789'
+const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const SEED_COUNT = Number(process.env.BENCH_SEED ?? 10_000)
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = 10
+const repoRoot = path.resolve(import.meta.dirname, '..')
+
+interface Row { metric: string; value: string; target: string; ok: boolean | null }
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+async function main() {
+  log('building dist/ …')
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' })
+  const rows: Row[] = []
+  const dialects = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[]
+  for (const dialect of dialects) {
+    if (dialect === 'postgres' && !(await postgresReachable())) {
+      log('PostgreSQL not reachable: skipping its measurements')
+      continue
+    }
+    rows.push(...await measureDialect(dialect))
+  }
+  const table = renderTable(rows)
+  const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
+    `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; server on CPU 0, autocannon on CPU 1, ` +
+    `${CONNECTIONS} connections, ${DURATION_S} s per run, ${SEED_COUNT} users and projects.\n\n`
+  fs.mkdirSync(path.join(repoRoot, '.bench'), { recursive: true })
+  fs.writeFileSync(path.join(repoRoot, '.bench', 'latest.md'), header + table)
+  process.stdout.write(`\n${header}${table}`)
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_SERVER, connectionTimeoutMillis: 2000 })
+  try {
+    await client.connect()
+    await client.end()
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function adminQuery(sqlText: string) {
+  const client = new pg.Client({ connectionString: PG_SERVER })
+  await client.connect()
+  try {
+    await client.query(sqlText)
+  } finally {
+    await client.end()
+  }
+}
+
+async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
+  const rows: Row[] = []
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `ingot-bench-${dialect}-`))
+  const dbName = `ingot_bench_${Date.now()}`
+  let databaseUrl = ''
+  if (dialect === 'postgres') {
+    await adminQuery(`create database ${dbName}`)
+    const url = new URL(PG_SERVER)
+    url.pathname = `/${dbName}`
+    databaseUrl = url.toString()
+  }
+  const env = { INGOT_DATA_DIR: dataDir, INGOT_DATABASE_URL: databaseUrl, INGOT_ROOT_TOKEN: ROOT_TOKEN, INGOT_LOG_LEVEL: 'warn' }
+  try {
+    log(`[${dialect}] first boot, cold starts, idle RSS`)
+    const firstBoot = await bootOnce(env, true)
+    const cold: number[] = []
+    for (let i = 0; i < 5; i++) cold.push((await bootOnce(env, false)).ms)
+    cold.sort((a, b) => a - b)
+    const boot = await bootOnce(env, true)
+    rows.push({ metric: `${dialect}: first boot (migrations, root seed) to first 200`, value: `${firstBoot.ms} ms`, target: '< 3000 ms', ok: firstBoot.ms < 3000 })
+    rows.push({ metric: `${dialect}: cold start on a migrated database (median of 5)`, value: `${cold[2]} ms`, target: '< 1000 ms', ok: (cold[2] ?? Infinity) < 1000 })
+    rows.push({ metric: `${dialect}: idle RSS after boot`, value: `${boot.rssMb.toFixed(1)} MB`, target: '< 80 MB', ok: boot.rssMb < 80 })
+    rows.push({ metric: `${dialect}: idle RSS after first boot (root's password hashed: argon2id holds 19 MiB while hashing)`, value: `${firstBoot.rssMb.toFixed(1)} MB`, target: '', ok: null })
+
+    log(`[${dialect}] seeding ${SEED_COUNT} users and projects`)
+    const handle = await openDatabase({ databaseUrl, dataDir })
+    await migrateToLatest(handle.db)
+    const seed = await seedUsersAndProjects(handle.db, SEED_COUNT)
+    await handle.close()
+
+    const targets: BenchTarget[] = [
+      { name: 'project', path: `/api/v4/projects/${seed.projectId}`, token: seed.reader.token },
+      { name: 'projects', path: '/api/v4/projects?per_page=20', token: seed.reader.token },
+      { name: 'users', path: '/api/v4/users?per_page=20', token: seed.reader.token },
+    ]
+    const port = 18_500 + (dialect === 'sqlite' ? 0 : 1)
+    const server = await startBenchServer({ ...env, INGOT_PORT: String(port), BENCH_TARGETS: JSON.stringify(targets) })
+    try {
+      for (const target of targets) {
+        const base = `http://127.0.0.1:${port}`
+        const headers = { 'private-token': target.token }
+        await load(`${base}${target.path}`, headers, 2) // warm-up
+        const real = await load(`${base}${target.path}`, headers, DURATION_S)
+        await load(`${base}/-/floor/${target.name}`, {}, 2)
+        const floor = await load(`${base}/-/floor/${target.name}`, {}, DURATION_S)
+        const half = await load(`${base}${target.path}`, headers, DURATION_S, Math.max(1, Math.floor(real.rps / 2)))
+        const share = real.rps / floor.rps
+        const isList = target.name !== 'project'
+        const needed = isList ? (dialect === 'sqlite' ? 0.33 : 0.15) : 0.4
+        const label = `${dialect}: GET ${target.path.replace('/api/v4', '').replace(String(seed.projectId), ':id')}`
+        rows.push({ metric: `${label} throughput (floor ${Math.round(floor.rps)} req/s)`, value: `${Math.round(real.rps)} req/s = ${(share * 100).toFixed(0)}% of floor`, target: `≥ ${needed * 100}% of floor`, ok: share >= needed })
+        rows.push({ metric: `${label} latency at saturation`, value: `p50 ${real.p50} ms, p99 ${real.p99} ms`, target: '', ok: null })
+        rows.push({ metric: `${label} p99 at half load (${Math.floor(real.rps / 2)} req/s)`, value: `${half.p99} ms`, target: '< 10 ms', ok: half.p99 < 10 })
+      }
+    } finally {
+      await stop(server)
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true })
+    if (dialect === 'postgres') await adminQuery(`drop database if exists ${dbName} with (force)`)
+  }
+  return rows
+}
+
+/** Starts `ingot web` from dist/ on CPU 0 and waits for the first 200 of GET /api/v4/version. */
+async function bootOnce(env: Record<string, string>, measureRss: boolean): Promise<{ ms: number; rssMb: number }> {
+  const port = '18499'
+  const started = performance.now()
+  const child = spawn('taskset', ['-c', '0', process.execPath, 'dist/main.js', 'web'], {
+    cwd: repoRoot, env: { ...process.env, ...env, INGOT_PORT: port }, stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  try {
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } })
+        if (res.status === 200) break
+      } catch {
+        // not listening yet
+      }
+      if (child.exitCode !== null) throw new Error(`ingot exited with ${child.exitCode} before answering`)
+      await sleep(2)
+    }
+    const ms = Math.round(performance.now() - started)
+    let rssMb = 0
+    if (measureRss) {
+      await sleep(2000)
+      rssMb = rssOf(child.pid ?? 0)
+    }
+    return { ms, rssMb }
+  } finally {
+    await stop(child)
+  }
+}
+
+/** Resident memory of the node process (the child of taskset, which execs into it). */
+function rssOf(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return kb / 1024
+}
+
+async function startBenchServer(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', 'bench/server.ts'], {
+    cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => { if (chunk.toString().includes('READY')) resolve() })
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)))
+  })
+  return child
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))])
+}
+
+interface LoadResult { rps: number; p50: number; p99: number }
+
+async function load(url: string, headers: Record<string, string>, seconds: number, overallRate?: number): Promise<LoadResult> {
+  const result = await autocannon({
+    url, headers, connections: CONNECTIONS, duration: seconds,
+    ...(overallRate === undefined ? {} : { overallRate }),
+  })
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+}
+
+function renderTable(rows: readonly Row[]): string {
+  const lines = ['| measurement | result | target | |', '|---|---|---|---|']
+  for (const row of rows) lines.push(`| ${row.metric} | ${row.value} | ${row.target} | ${row.ok === null ? '' : row.ok ? 'met' : 'MISSED'} |`)
+  return `${lines.join('\n')}\n`
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`)
+  process.exit(1)
+})
