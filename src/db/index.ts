@@ -28,10 +28,9 @@ export interface DatabaseOptions {
 
 const STATEMENT_CACHE_SIZE = 500
 
-// How long a read cache entry may serve (see read-cache.ts). With SQLite every read and write of
-// the process share one connection, so generations alone keep entries exact and the expiry only
-// covers writes by other processes (an `ingot worker` on the same file). With PostgreSQL it also
-// covers the instant between another request's write and its commit, and other web processes.
+// How long a read cache entry may serve (see read-cache.ts): within one process generations keep
+// entries exact, so the expiry bounds what other processes' writes leave stale — an `ingot worker`
+// on the same SQLite file, or other web processes sharing a PostgreSQL database.
 const SQLITE_CACHE_TTL_MS = 30_000
 const POSTGRES_CACHE_TTL_MS = 1_000
 
@@ -69,7 +68,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // JavaScript, fold every letter. One case folding on both keeps searches alike ("Über").
     file.function('lower', { deterministic: true }, (text: unknown) => (text === null ? null : String(text).toLowerCase()))
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) })
-    return { db: withReadCaches(db, SQLITE_CACHE_TTL_MS), dialect: 'sqlite', close: () => db.destroy() }
+    return { db: withReadCaches(db, { ttlMs: SQLITE_CACHE_TTL_MS, concurrentReads: false }), dialect: 'sqlite', close: () => db.destroy() }
   }
   // Loaded only for PostgreSQL, so the embedded default never pays for the driver.
   const { default: pg } = await import('pg')
@@ -83,7 +82,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   } as import('pg').CustomTypesConfig
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  return { db: withReadCaches(db, POSTGRES_CACHE_TTL_MS), dialect: 'postgres', close: () => db.destroy() }
+  return { db: withReadCaches(db, { ttlMs: POSTGRES_CACHE_TTL_MS, concurrentReads: true }), dialect: 'postgres', close: () => db.destroy() }
 }
 
 /** Brings the schema up to date; safe to run at every start and from several processes. */

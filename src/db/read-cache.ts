@@ -3,8 +3,9 @@
 // invalidation: every write through Kysely bumps the generation of the table it writes, before it
 // runs and again after, and a cached entry is served only while the tables it was read from are
 // at the generations they had when it was read. A write path can therefore never forget to
-// invalidate. The one gap is another process's writes, and on PostgreSQL the moment between a
-// write and its commit: entries also expire after `ttlMs`, which bounds staleness there.
+// invalidate. On PostgreSQL, where other connections read while a transaction is open, a commit
+// also ends every entry. Other processes' writes are not seen: entries expire after `ttlMs`,
+// which bounds staleness across processes.
 import type { Kysely, KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely'
 
 export class TableGenerations {
@@ -206,10 +207,35 @@ interface Registration {
 const registrations = new WeakMap<object, Registration>()
 
 /** Installs table generations on a database handle; returns the handle that carries the plugin. */
-export function withReadCaches<DB>(db: Kysely<DB>, ttlMs: number): Kysely<DB> {
+export interface ReadCacheSettings {
+  ttlMs: number
+  /**
+   * Whether other connections may read while a transaction is open (PostgreSQL's pool; not the
+   * one SQLite connection): then a read can cache what a transaction is about to replace, so every
+   * commit also ends every entry.
+   */
+  concurrentReads: boolean
+}
+
+export function withReadCaches<DB>(db: Kysely<DB>, settings: ReadCacheSettings): Kysely<DB> {
   const generations = new TableGenerations()
   const watched = db.withPlugin(generationsPlugin(generations))
-  registrations.set(watched, { generations, ttlMs, caches: new Map() })
+  if (settings.concurrentReads) {
+    const begin = watched.transaction.bind(watched)
+    watched.transaction = () => {
+      const builder = begin()
+      const execute = builder.execute.bind(builder)
+      builder.execute = async (callback) => {
+        try {
+          return await execute(callback)
+        } finally {
+          generations.bump(null)
+        }
+      }
+      return builder
+    }
+  }
+  registrations.set(watched, { generations, ttlMs: settings.ttlMs, caches: new Map() })
   return watched
 }
 
