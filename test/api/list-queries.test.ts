@@ -4,7 +4,7 @@
 // holding each kind of row, users' namespaces and groups alike) and 100.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, countQueries, type TestApp } from '../helpers/app.js'
 import { makeGroup, makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import { DEVELOPER, REPORTER } from '../../src/policies/access-levels.js'
 import { createImpersonationToken } from '../../src/services/access-tokens/create-impersonation-token.js'
@@ -53,20 +53,10 @@ describe('list queries', () => {
   /** The queries one request runs, after a first request has done the caller's once-a-day writes. */
   const queriesOf = async (path: string, token: string, perPage: number) => {
     await t.api('GET', path, { token, query: { per_page: perPage } })
-    let queries = 0
-    const original = t.ctx.db
-    t.ctx.db = original.withPlugin({
-      transformQuery: (args) => { queries += 1; return args.node },
-      transformResult: async (args) => args.result,
-    })
-    try {
-      const res = await t.api('GET', path, { token, query: { per_page: perPage } })
-      assert.equal(res.status, 200, `${path}: ${res.text}`)
-      const length = Array.isArray(res.body) ? res.body.length : res.body.projects.length
-      return { queries, length }
-    } finally {
-      t.ctx.db = original
-    }
+    const { queries, result: res } = await countQueries(t, () => t.api('GET', path, { token, query: { per_page: perPage } }))
+    assert.equal(res.status, 200, `${path}: ${res.text}`)
+    const length = Array.isArray(res.body) ? res.body.length : res.body.projects.length
+    return { queries, length }
   }
 
   it('runs as many queries for a page of 100 as for a page of 3, on every list', async () => {

@@ -3,7 +3,7 @@
 // filter, order and pagination.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, countQueries, type TestApp } from '../helpers/app.js'
 import { makeGroup, makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import {
   FULL_FIELDS, SIMPLE_FIELDS, fields, idsOf, keysOf, setProjectAttribute, setProjectColumns, shareWith, sorted, sortedIds,
@@ -233,18 +233,8 @@ describe('GET /projects', () => {
 
   it('runs as many queries for a page of 100 as for a page of 3', async () => {
     const queriesFor = async (perPage: number) => {
-      let queries = 0
-      const original = t.ctx.db
-      t.ctx.db = original.withPlugin({
-        transformQuery: (args) => { queries += 1; return args.node },
-        transformResult: async (args) => args.result,
-      })
-      try {
-        const res = await list(alice.token, { per_page: perPage, statistics: true })
-        assert.equal(res.body.length, Math.min(perPage, ALICE_SEES.length))
-      } finally {
-        t.ctx.db = original
-      }
+      const { queries, result: res } = await countQueries(t, () => list(alice.token, { per_page: perPage, statistics: true }))
+      assert.equal(res.body.length, Math.min(perPage, ALICE_SEES.length))
       return queries
     }
     const forHundred = await queriesFor(100)

@@ -45,6 +45,25 @@ export interface ApiResponse {
   text: string
 }
 
+/**
+ * How many SQL statements `action` runs. The app's caches are bypassed meanwhile (the counting
+ * handle carries none), so this counts what a request costs when nothing is cached.
+ */
+export async function countQueries<T>(t: TestApp, action: () => Promise<T>): Promise<{ queries: number; result: T }> {
+  let queries = 0
+  const original = t.ctx.db
+  t.ctx.db = original.withPlugin({
+    transformQuery: (args) => { queries += 1; return args.node },
+    transformResult: async (args) => args.result,
+  })
+  try {
+    const result = await action()
+    return { queries, result }
+  } finally {
+    t.ctx.db = original
+  }
+}
+
 /** The PostgreSQL server tests use when set; otherwise tests run on SQLite. */
 export function testDatabaseServer(): string | null {
   const url = process.env.INGOT_TEST_DATABASE_URL

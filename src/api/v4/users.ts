@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { Scope } from '../../auth/actor.js'
 import { isAdmin } from '../../auth/actor.js'
-import type { UserRow } from '../../db/schema.js'
+import type { SshKeyRow, UserRow } from '../../db/schema.js'
 import { SshKey, presentSshKey } from '../../entities/ssh-key.js'
 import {
   UserAnyForm, UserBasic, UserWithAdmin, presentUser, presentUserBasic, presentUserWithAdmin,
@@ -111,6 +111,13 @@ async function presentAdminForm(req: FastifyRequest, user: UserRow, withCustomAt
   const view = await loadUserAccountView(db, user)
   const attributes = withCustomAttributes ? (await customAttributesOf(db, 'user', [user.id])).get(user.id) ?? [] : undefined
   return presentUserWithAdmin(view, presentCtx(req), attributes)
+}
+
+/** One of the user's SSH keys, 404 when they have none with that id. */
+async function loadSshKey(req: FastifyRequest, userId: number, keyId: number): Promise<SshKeyRow> {
+  const key = await findSshKey(req.server.ingot.db, userId, keyId)
+  if (key === undefined) throw notFound('Key')
+  return key
 }
 
 /** What a user's JSON is made of (the admin form counts personal projects). */
@@ -245,11 +252,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/user/keys/:key_id', {
     schema: { params: KeyParams, response: { 200: SshKey } },
     config: { scopes: READ_SCOPES },
-  }, async (req) => {
-    const key = await findSshKey(req.server.ingot.db, requireActor(req).user.id, req.params.key_id)
-    if (key === undefined) throw notFound('Key')
-    return presentSshKey(key)
-  })
+  }, async (req) => presentSshKey(await loadSshKey(req, requireActor(req).user.id, req.params.key_id)))
 
   app.post('/user/keys', {
     schema: { body: AddKeyBody, response: { 201: SshKey } },
@@ -263,9 +266,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: KeyParams },
   }, async (req, reply) => {
     const { db } = req.server.ingot
-    const key = await findSshKey(db, requireActor(req).user.id, req.params.key_id)
-    if (key === undefined) throw notFound('Key')
-    await removeSshKey(db, key)
+    await removeSshKey(db, await loadSshKey(req, requireActor(req).user.id, req.params.key_id))
     return reply.code(204).send()
   })
 
@@ -294,11 +295,8 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: UserKeyParams },
   }, async (req, reply) => {
     requireAdmin(req)
-    const { db } = req.server.ingot
     const user = await loadUser(req, req.params.id)
-    const key = await findSshKey(db, user.id, req.params.key_id)
-    if (key === undefined) throw notFound('Key')
-    await removeSshKey(db, key)
+    await removeSshKey(req.server.ingot.db, await loadSshKey(req, user.id, req.params.key_id))
     return reply.code(204).send()
   })
 }

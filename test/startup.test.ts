@@ -1,0 +1,92 @@
+// Configuration is validated with messages naming the variable; the first start seeds root (a
+// generated password goes to a file, never to the log); a second start on the same data migrates
+// nothing new and keeps everything; the `ingot` command line answers --help and refuses bad values.
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
+import { ConfigError, loadConfig } from '../src/config.js'
+import { openContext } from '../src/context.js'
+import { seedRoot, INITIAL_ROOT_PASSWORD_FILE } from '../src/services/users/seed-root.js'
+import { passwordMatches, tokenDigest } from '../src/auth/secrets.js'
+import { testDatabaseServer } from './helpers/app.js'
+
+const run = promisify(execFile)
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({})
+    assert.equal(config.port, 8080)
+    assert.equal(config.host, '127.0.0.1')
+    assert.equal(config.dataDir, path.resolve('./data'))
+    assert.equal(config.databaseUrl, '')
+    assert.equal(config.externalUrl, 'http://localhost:8080')
+    assert.equal(loadConfig({ INGOT_PORT: '9000' }).externalUrl, 'http://localhost:9000')
+    assert.equal(loadConfig({ INGOT_EXTERNAL_URL: 'https://git.example.com/' }).externalUrl, 'https://git.example.com')
+  })
+
+  it('refuses bad values with a message naming the variable', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ INGOT_PORT: 'eighty' }, /INGOT_PORT/],
+      [{ INGOT_PORT: '70000' }, /INGOT_PORT/],
+      [{ INGOT_DATABASE_URL: 'mysql://x' }, /INGOT_DATABASE_URL/],
+      [{ INGOT_EXTERNAL_URL: 'ftp://x' }, /INGOT_EXTERNAL_URL/],
+      [{ INGOT_ROOT_PASSWORD: 'short' }, /INGOT_ROOT_PASSWORD/],
+      [{ INGOT_ROOT_TOKEN: 'tiny' }, /INGOT_ROOT_TOKEN/],
+      [{ INGOT_LOG_LEVEL: 'loud' }, /INGOT_LOG_LEVEL/],
+    ]
+    for (const [env, message] of cases) assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message))
+  })
+})
+
+describe('first and second start', () => {
+  let dataDir: string
+  before(async () => { dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-start-')) })
+  after(async () => { await fs.rm(dataDir, { recursive: true, force: true }) })
+
+  it('seeds root with a generated password kept out of the log, then keeps everything on restart', async (t) => {
+    if (testDatabaseServer() !== null) return t.skip('the embedded database is what a first start on a laptop uses')
+    const lines: string[] = []
+    const log = pino({ level: 'trace' }, new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done() } }))
+    const config = loadConfig({ INGOT_DATA_DIR: dataDir, INGOT_ROOT_TOKEN: 'first-start-token-0123456789' })
+
+    const first = await openContext(config, log)
+    await seedRoot(first)
+    const password = (await fs.readFile(path.join(dataDir, INITIAL_ROOT_PASSWORD_FILE), 'utf8')).trim()
+    const root = await first.db.selectFrom('users').selectAll().where('username', '=', 'root').executeTakeFirstOrThrow()
+    assert.equal(root.id, 1)
+    assert.equal(root.admin, 1)
+    assert.ok(await passwordMatches(root.password_digest, password))
+    const token = await first.db.selectFrom('access_tokens').selectAll()
+      .where('token_digest', '=', tokenDigest('first-start-token-0123456789')).executeTakeFirstOrThrow()
+    assert.deepEqual(JSON.parse(token.scopes), ['api', 'read_user', 'sudo'])
+    await first.db.updateTable('users').set({ name: 'Renamed Administrator' }).where('id', '=', 1).execute()
+    await first.close()
+    assert.ok(!lines.join('').includes(password), 'the generated password must not be logged')
+
+    const second = await openContext(loadConfig({ INGOT_DATA_DIR: dataDir, INGOT_ROOT_PASSWORD: 'another-password-123' }), log)
+    await seedRoot(second)
+    const users = await second.db.selectFrom('users').select(['id', 'name', 'password_digest']).execute()
+    assert.deepEqual(users.map((u) => [u.id, u.name]), [[1, 'Renamed Administrator']])
+    assert.ok(await passwordMatches(users[0]?.password_digest ?? null, password), 'a later start does not reset the password')
+    await second.close()
+    assert.equal(lines.filter((line) => line.includes('database migrated')).length, 1, 'only the first start migrates')
+  })
+})
+
+describe('the ingot command', () => {
+  it('answers --help and refuses an unknown command or a bad setting', async () => {
+    const main = path.resolve('src/main.ts')
+    const help = await run(process.execPath, ['--import', 'tsx', main, '--help'])
+    assert.match(help.stdout, /Usage: ingot <command>/)
+    await assert.rejects(run(process.execPath, ['--import', 'tsx', main, 'frobnicate']), (err: { code?: number; stderr?: string }) =>
+      err.code === 2 && /unknown command "frobnicate"/.test(err.stderr ?? ''))
+    await assert.rejects(run(process.execPath, ['--import', 'tsx', main, 'migrate'], { env: { ...process.env, INGOT_PORT: 'x' } }),
+      (err: { code?: number; stderr?: string }) => err.code === 2 && /INGOT_PORT/.test(err.stderr ?? ''))
+  })
+})
