@@ -7,12 +7,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import qs from 'qs'
 import type { AppContext } from './context.js'
 import { ApiError, invalidParam } from './api/errors.js'
-import { addParamKeywords } from './api/params.js'
+import { addParamKeywords, isUploadedFile, type UploadedFile } from './api/params.js'
 import { lazySerializerFactory, lazyValidatorFactory } from './api/lazy-compilers.js'
 import { registerAuthentication } from './auth/authenticate.js'
 import { databaseAnswers } from './db/index.js'
 import { RequestLog } from './request-log.js'
 import apiV4 from './api/v4/index.js'
+import uploads from './api/uploads.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -64,14 +65,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done(null, parseParams(body as string))
   })
   // Multipart forms (clients send some writes so, e.g. @gitbeaker/rest's user update) read like
-  // URL-encoded ones. File parts are not read: no endpoint takes an upload yet.
+  // URL-encoded ones; file parts become UploadedFile values of their field.
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (req, body, done) => {
-    new Response(body as Buffer, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData().then(
-      (form) => {
-        const fields = new URLSearchParams()
-        for (const [name, value] of form) if (typeof value === 'string') fields.append(name, value)
-        done(null, parseParams(fields.toString()))
-      },
+    parseMultipart(body as Buffer, req.headers['content-type'] ?? '').then(
+      (params) => done(null, params),
       () => done(new ApiError(400, { message: 'The request body is not valid multipart/form-data' }), undefined),
     )
   })
@@ -98,7 +95,21 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'failed', database: { status: ok ? 'ok' : 'failed' } })
   })
   await app.register(apiV4, { prefix: '/api/v4' })
+  await app.register(uploads)
   return app
+}
+
+async function parseMultipart(body: Buffer, contentType: string): Promise<Record<string, unknown>> {
+  const form = await new Response(body, { headers: { 'content-type': contentType } }).formData()
+  const fields = new URLSearchParams()
+  const files: [string, UploadedFile][] = []
+  for (const [name, value] of form) {
+    if (typeof value === 'string') fields.append(name, value)
+    else files.push([name, { filename: value.name, mimetype: value.type, data: Buffer.from(await value.arrayBuffer()) }])
+  }
+  const params = parseParams(fields.toString())
+  for (const [name, file] of files) params[name] = file
+  return params
 }
 
 /**
@@ -131,7 +142,7 @@ function badParam(value: unknown, name: string, isBad: (value: unknown) => boole
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [item, itemName] = next
     if (isBad(item)) return itemName
-    if (typeof item !== 'object' || item === null) continue
+    if (typeof item !== 'object' || item === null || isUploadedFile(item)) continue
     const entries = Object.entries(item)
     if (entries.some(([key]) => isBad(key))) return itemName
     // Reversed onto the stack, so that the first bad parameter is the one named.

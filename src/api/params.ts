@@ -19,7 +19,24 @@ function replaceWith(ctx: DataContext | undefined, value: unknown): boolean {
   return true
 }
 
+/** A file part of a multipart/form-data request, as the body parser hands it over. */
+export interface UploadedFile {
+  filename: string
+  mimetype: string
+  data: Buffer
+}
+
+export function isUploadedFile(value: unknown): value is UploadedFile {
+  return typeof value === 'object' && value !== null && Buffer.isBuffer((value as UploadedFile).data) &&
+    typeof (value as UploadedFile).filename === 'string'
+}
+
 export function addParamKeywords(ajv: Ajv): Ajv {
+  ajv.addKeyword({
+    keyword: 'x-file',
+    schemaType: 'boolean',
+    validate: (_schema: boolean, data: unknown) => isUploadedFile(data),
+  })
   ajv.addKeyword({
     keyword: 'x-boolean',
     modifying: true,
@@ -64,6 +81,9 @@ export const BooleanParam = (options: { default?: boolean; description?: string 
 /** An ISO 8601 datetime parameter, handed to the route as epoch milliseconds. */
 export const DateTimeParam = (options: { description?: string } = {}) =>
   Type.Unsafe<number>({ 'x-datetime': true, ...options })
+
+/** A file sent as a part of a multipart/form-data body. */
+export const FileParam = (options: { description?: string } = {}) => Type.Unsafe<UploadedFile>({ 'x-file': true, ...options })
 
 /** A `YYYY-MM-DD` date parameter. */
 export const DateParam = (options: { description?: string } = {}) =>

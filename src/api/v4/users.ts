@@ -26,10 +26,11 @@ import { createUser } from '../../services/users/create-user.js'
 import { deleteUser } from '../../services/users/delete-user.js'
 import { setUserStatus } from '../../services/users/set-status.js'
 import { updateUser } from '../../services/users/update-user.js'
-import { allOrNoneOf, forbidden, missingOneOf, notFound, unauthorized } from '../errors.js'
+import { avatarErrors, setUserAvatar } from '../../services/uploads/user-avatar.js'
+import { allOrNoneOf, forbidden, missingOneOf, notFound, unauthorized, validationFailed } from '../errors.js'
 import { loadUser, requireActor, requireAdmin } from '../load.js'
 import { paginate, paginationHeaders, setPaginationHeaders } from '../pagination.js'
-import { BooleanParam, CustomAttributesFilter, DateTimeParam, OneOf, Pagination, SortParam } from '../params.js'
+import { BooleanParam, CustomAttributesFilter, DateTimeParam, FileParam, OneOf, Pagination, SortParam, type UploadedFile } from '../params.js'
 import { presentCtx } from '../present.js'
 
 const READ_SCOPES: readonly Scope[] = ['api', 'read_user']
@@ -74,6 +75,8 @@ const userAttributeFields = {
   can_create_group: Type.Optional(BooleanParam()),
   external: Type.Optional(BooleanParam()),
   private_profile: Type.Optional(BooleanParam()),
+  /** An image file, sent in a multipart/form-data body. */
+  avatar: Type.Optional(FileParam()),
 }
 
 const CreateUserBody = Type.Object({
@@ -100,6 +103,18 @@ const DeleteUserQuery = Type.Object({ hard_delete: Type.Optional(BooleanParam({ 
 const SetStatusBody = Type.Object({ emoji: Type.Optional(Type.String()), message: Type.Optional(Type.String()) })
 
 const AddKeyBody = Type.Object({ title: Type.String(), key: Type.String() })
+
+/** 400 before anything is written when an avatar is not an acceptable image. */
+function checkAvatar(avatar: UploadedFile | undefined): void {
+  const errors = avatar === undefined ? [] : avatarErrors(avatar)
+  if (errors.length > 0) throw validationFailed({ avatar: errors })
+}
+
+/** The user with the avatar sent with a create or update stored, when one was. */
+function withAvatar(req: FastifyRequest, user: UserRow, avatar: UploadedFile | undefined): Promise<UserRow> | UserRow {
+  const { db, config } = req.server.ingot
+  return avatar === undefined ? user : setUserAvatar(db, config.dataDir, user, avatar)
+}
 
 /** extern_uid and provider are given together or not at all. */
 function checkIdentityParams(params: { extern_uid?: string; provider?: string }): void {
@@ -183,7 +198,9 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     if (body.password === undefined && body.reset_password === undefined) throw missingOneOf('password', 'reset_password')
     checkIdentityParams(body)
     requireAdmin(req)
-    const user = await createUser(req.server.ingot.db, body)
+    const { avatar, ...input } = body
+    checkAvatar(avatar)
+    const user = await withAvatar(req, await createUser(req.server.ingot.db, input), avatar)
     reply.code(201)
     return presentAdminForm(req, user)
   })
@@ -194,7 +211,9 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     checkIdentityParams(req.body)
     requireAdmin(req)
     const user = await loadUser(req, req.params.id)
-    const updated = await updateUser(req.server.ingot.db, user, req.body)
+    const { avatar, ...input } = req.body
+    checkAvatar(avatar)
+    const updated = await withAvatar(req, await updateUser(req.server.ingot.db, user, input), avatar)
     return presentAdminForm(req, updated)
   })
 

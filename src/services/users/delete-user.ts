@@ -8,6 +8,7 @@ import type { UserRow } from '../../db/schema.js'
 import { conflict } from '../../api/errors.js'
 import { OWNER } from '../../policies/access-levels.js'
 import { ensureGhostUser } from './ghost-user.js'
+import { removeUserAvatar } from '../uploads/user-avatar.js'
 import { deleteNamespacesAndProjects, projectIdsIn, selfAndDescendantIds } from '../namespaces/delete-contents.js'
 
 /**
@@ -58,6 +59,7 @@ export async function deleteUser(
     return projectIds
   })
   for (const id of removedProjectIds) await ctx.repositories.remove(id)
+  await removeUserAvatar(ctx.config.dataDir, user.id)
 }
 
 /** Groups where the user is a direct Owner and no one else is. */
