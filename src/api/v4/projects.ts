@@ -41,11 +41,10 @@ const SortAndOrder = {
   sort: SortParam('desc'),
 }
 
-const GroupProjectsQuery = Type.Object({
+/** The filters every project list takes. */
+const CommonListQuery = {
   ...Pagination.properties,
   ...SortAndOrder,
-  // The original lists only unarchived projects of a group unless asked otherwise.
-  archived: BooleanParam({ default: false }),
   visibility: Type.Optional(OneOf(VISIBILITIES)),
   search: Type.Optional(Type.String()),
   simple: BooleanParam({ default: false }),
@@ -54,23 +53,20 @@ const GroupProjectsQuery = Type.Object({
   with_issues_enabled: BooleanParam({ default: false }),
   with_merge_requests_enabled: BooleanParam({ default: false }),
   with_custom_attributes: BooleanParam({ default: false }),
+}
+
+const GroupProjectsQuery = Type.Object({
+  ...CommonListQuery,
+  // The original lists only unarchived projects of a group unless asked otherwise.
+  archived: BooleanParam({ default: false }),
 })
 
 const UserProjectsQuery = Type.Object({
-  ...Pagination.properties,
-  ...SortAndOrder,
+  ...CommonListQuery,
   archived: Type.Optional(BooleanParam()),
-  visibility: Type.Optional(OneOf(VISIBILITIES)),
-  search: Type.Optional(Type.String()),
-  simple: BooleanParam({ default: false }),
-  owned: BooleanParam({ default: false }),
   membership: BooleanParam({ default: false }),
-  starred: BooleanParam({ default: false }),
   statistics: BooleanParam({ default: false }),
-  with_issues_enabled: BooleanParam({ default: false }),
-  with_merge_requests_enabled: BooleanParam({ default: false }),
   min_access_level: Type.Optional(IntegerOneOf(GROUP_ACCESS_LEVELS)),
-  with_custom_attributes: BooleanParam({ default: false }),
   custom_attributes: CustomAttributesFilter,
 })
 

@@ -226,23 +226,17 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     return reply.code(204).send()
   })
 
-  app.post('/users/:id/block', {
-    schema: { params: UserIdParams, response: { 201: Type.Boolean() } },
-  }, async (req, reply) => {
-    requireAdmin(req)
-    const user = await loadUser(req, req.params.id)
-    reply.code(201)
-    return blockUser(req.server.ingot.db, user)
-  })
-
-  app.post('/users/:id/unblock', {
-    schema: { params: UserIdParams, response: { 201: Type.Boolean() } },
-  }, async (req, reply) => {
-    requireAdmin(req)
-    const user = await loadUser(req, req.params.id)
-    reply.code(201)
-    return unblockUser(req.server.ingot.db, user)
-  })
+  // 201 `true` when the state changed, `false` when the user was in it already.
+  for (const [action, change] of [['block', blockUser], ['unblock', unblockUser]] as const) {
+    app.post(`/users/:id/${action}`, {
+      schema: { params: UserIdParams, response: { 201: Type.Boolean() } },
+    }, async (req, reply) => {
+      requireAdmin(req)
+      const user = await loadUser(req, req.params.id)
+      reply.code(201)
+      return change(req.server.ingot.db, user)
+    })
+  }
 
   app.get('/user/status', {
     schema: { response: { 200: UserStatus } },
