@@ -35,9 +35,6 @@ export const conflict = (message: string) => new ApiError(409, { message })
 
 export const notModified = () => new ApiError(304, {})
 
-export const missingParam = (...names: string[]) =>
-  new ApiError(400, { error: names.map((n) => `${n} is missing`).join(', ') })
-
 export const invalidParam = (...names: string[]) =>
   new ApiError(400, { error: names.map((n) => `${n} is invalid`).join(', ') })
 
@@ -48,10 +45,6 @@ export const missingOneOf = (...names: string[]) =>
 /** Only some of parameters that go together were given (Grape's all_or_none_of). */
 export const allOrNoneOf = (...names: string[]) =>
   new ApiError(400, { error: `${names.join(', ')} provide all or none of parameters` })
-
-/** Mutually exclusive parameters given together (Grape's mutually_exclusive). */
-export const mutuallyExclusive = (...names: string[]) =>
-  new ApiError(400, { error: `${names.join(', ')} are mutually exclusive` })
 
 export const validationFailed = (errors: FieldErrors, statusCode = 400) => new ApiError(statusCode, { message: errors })
 

@@ -45,12 +45,6 @@ export async function paginate<O>(db: Db, query: AnySelect<O>, params: Paginatio
   return { items, total, page, perPage }
 }
 
-/** A page of rows already in memory (small lists such as a user's SSH keys). */
-export function paginateArray<T>(all: readonly T[], params: PaginationQuery): Page<T> {
-  const { page, perPage } = pageParams(params)
-  return { items: all.slice((page - 1) * perPage, page * perPage), total: all.length, page, perPage }
-}
-
 async function countRows<O>(db: Db, query: AnySelect<O>, total: PaginateOptions['total']): Promise<number> {
   if (typeof total === 'number') return total
   if (typeof total === 'function') return total()

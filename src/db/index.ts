@@ -3,14 +3,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely'
 import type { Database } from './schema.js'
 import { migrations } from './migrations/index.js'
 import { withReadCaches } from './read-cache.js'
 
 export type Db = Kysely<Database>
-/** An open transaction; it is also a Db, so finders and services take either. */
-export type Tx = Transaction<Database>
 export type Dialect = 'sqlite' | 'postgres'
 
 export interface DatabaseHandle {

@@ -265,7 +265,6 @@ export type SshKeyRow = Selectable<SshKeysTable>
 export type IdentityRow = Selectable<IdentitiesTable>
 export type NamespaceRow = Selectable<NamespacesTable>
 export type ProjectRow = Selectable<ProjectsTable>
-export type NewProject = Insertable<ProjectsTable>
 export type ProjectStatisticsRow = Selectable<ProjectStatisticsTable>
 export type MemberRow = Selectable<MembersTable>
 export type ProjectGroupLinkRow = Selectable<ProjectGroupLinksTable>

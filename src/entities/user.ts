@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { IdentityRow, UserRow } from '../db/schema.js'
 import { isoTime } from '../db/values.js'
 import { canReadUserProfile } from '../policies/user-policy.js'
-import { CustomAttribute, IsoDateTime, Nullable, NullableDate, NullableDateTime, NullableString, type CustomAttributeEntity, type PresentContext } from './common.js'
+import { CustomAttribute, IsoDateTime, NullableDate, NullableDateTime, NullableString, type CustomAttributeEntity, type PresentContext } from './common.js'
 
 export const UserBasic = Type.Object({
   id: Type.Integer(),
@@ -62,10 +62,7 @@ export type UserWithAdminEntity = Static<typeof UserWithAdmin>
  */
 export const UserAnyForm = Type.Object({ ...Type.Partial(UserWithAdmin).properties, ...UserBasic.properties })
 
-/** The brief user embedded in other resources, with `created_at` where the spec shows it. */
-export const UserWithCreatedAt = Type.Composite([UserBasic, Type.Object({ created_at: IsoDateTime })])
 
-export const NullableUserBasic = Nullable(UserBasic)
 
 /** What the larger forms need beyond the row, loaded in bulk by the caller. */
 export interface UserAccountView {

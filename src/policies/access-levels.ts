@@ -1,7 +1,6 @@
 // Access levels of members (spec: Member and access levels) and visibility levels.
 import type { VisibilityLevel } from '../db/schema.js'
 
-export const NO_ACCESS = 0
 export const GUEST = 10
 export const REPORTER = 20
 export const DEVELOPER = 30
