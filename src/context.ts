@@ -37,6 +37,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     log,
     async close() {
       await jobs.stop()
+      ctx.repositories.close()
       await database.close()
     },
   }

@@ -144,6 +144,7 @@ export interface ProjectsTable {
   import_status: Generated<string>
   import_error: string | null
   runners_token: string
+  forked_from_project_id: Generated<number | null>
   star_count: Generated<number>
   forks_count: Generated<number>
   open_issues_count: Generated<number>
@@ -234,6 +235,55 @@ export interface JobsTable {
   created_at: number
 }
 
+/** A protected branch name or `*` pattern, with who may push and merge to matching branches. */
+export interface ProtectedBranchesTable {
+  id: Generated<number>
+  project_id: number
+  name: string
+  push_access_level: number
+  merge_access_level: number
+  created_at: number
+  updated_at: number
+}
+
+/** A protected tag name or `*` pattern, with who may create matching tags. */
+export interface ProtectedTagsTable {
+  id: Generated<number>
+  project_id: number
+  name: string
+  create_access_level: number
+  created_at: number
+  updated_at: number
+}
+
+/** The release notes of a tag. */
+export interface ReleasesTable {
+  id: Generated<number>
+  project_id: number
+  tag: string
+  description: string
+  author_id: number | null
+  created_at: number
+  updated_at: number
+}
+
+/** Comments; for now on commits (noteable_type 'Commit', commit_id set). */
+export interface NotesTable {
+  id: Generated<number>
+  project_id: number
+  author_id: number
+  noteable_type: string
+  noteable_id: number | null
+  commit_id: string | null
+  body: string
+  path: string | null
+  line: number | null
+  line_type: 'new' | 'old' | null
+  system: Generated<Flag>
+  created_at: number
+  updated_at: number
+}
+
 /** Maintained counts (kept by triggers): 'users', 'projects.visibility.<level>'. */
 export interface CountersTable {
   name: string
@@ -255,6 +305,10 @@ export interface Database {
   events: EventsTable
   jobs: JobsTable
   counters: CountersTable
+  protected_branches: ProtectedBranchesTable
+  protected_tags: ProtectedTagsTable
+  releases: ReleasesTable
+  notes: NotesTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -271,3 +325,7 @@ export type ProjectGroupLinkRow = Selectable<ProjectGroupLinksTable>
 export type CustomAttributeRow = Selectable<CustomAttributesTable>
 export type EventRow = Selectable<EventsTable>
 export type JobRow = Selectable<JobsTable>
+export type ProtectedBranchRow = Selectable<ProtectedBranchesTable>
+export type ProtectedTagRow = Selectable<ProtectedTagsTable>
+export type ReleaseRow = Selectable<ReleasesTable>
+export type NoteRow = Selectable<NotesTable>

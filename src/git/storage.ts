@@ -1,16 +1,24 @@
 // Where repositories live: bare repositories in the hashed layout
 // `$INGOT_DATA_DIR/repositories/@hashed/ab/cd/<sha256 of the project id>.git`, so renames and
-// transfers never move files and no user-chosen name ever becomes a path.
+// transfers never move files and no user-chosen name ever becomes a path. open() hands out
+// GitRepository objects sharing one pool of long-lived cat-file readers.
 import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { runGit } from './command.js'
+import { CatFilePool } from './cat-file.js'
+import { GitRepository } from './repository.js'
 
 export class RepositoryStorage {
   readonly root: string
+  readonly objects = new CatFilePool()
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, 'repositories')
+  }
+
+  open(projectId: number): GitRepository {
+    return new GitRepository(this.repositoryPath(projectId), this.objects)
   }
 
   /** The hashed relative path of a project's repository, without `.git`. */
@@ -48,6 +56,12 @@ export class RepositoryStorage {
   }
 
   async remove(projectId: number): Promise<void> {
+    this.objects.forget(this.repositoryPath(projectId))
     await fs.rm(this.repositoryPath(projectId), { recursive: true, force: true })
+  }
+
+  /** Stops every cat-file reader (at shutdown). */
+  close(): void {
+    this.objects.closeAll()
   }
 }

@@ -1,6 +1,8 @@
 // Access levels of members (spec: Member and access levels) and visibility levels.
 import type { VisibilityLevel } from '../db/schema.js'
 
+/** "No one": the level of a protected ref nobody may push to. */
+export const NO_ACCESS_LEVEL = 0
 export const GUEST = 10
 export const REPORTER = 20
 export const DEVELOPER = 30

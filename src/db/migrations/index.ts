@@ -1,7 +1,9 @@
 // Every migration, in order. Kysely records which have run; never edit one that has landed on main.
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_initial.js'
+import * as m0002 from './0002_repositories.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_repositories': m0002,
 }

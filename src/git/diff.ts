@@ -1,0 +1,72 @@
+// Differences between two commits as the API's diff entries (spec: Commit, "Diff entry"): old and
+// new path and mode, the new/renamed/deleted flags, and the unified diff of each file from its
+// `---`/`+++` lines on (git's own header lines left out, as the original shows them).
+import type { GitRepository } from './repository.js'
+
+export interface DiffEntry {
+  old_path: string
+  new_path: string
+  a_mode: string
+  b_mode: string
+  new_file: boolean
+  renamed_file: boolean
+  deleted_file: boolean
+  diff: string
+}
+
+interface RawChange {
+  aMode: string
+  bMode: string
+  status: string
+  oldPath: string
+  newPath: string
+}
+
+/** `git diff --raw -z` records: `:mode mode oid oid STATUS\0path\0[path\0]`. */
+function parseRaw(out: string): RawChange[] {
+  const fields = out.split('\0')
+  const changes: RawChange[] = []
+  for (let i = 0; i < fields.length - 1;) {
+    const meta = fields[i++] ?? ''
+    if (!meta.startsWith(':')) continue
+    const [aMode = '', bMode = '', , , status = ''] = meta.slice(1).split(' ')
+    const oldPath = fields[i++] ?? ''
+    const newPath = status.startsWith('R') || status.startsWith('C') ? fields[i++] ?? '' : oldPath
+    changes.push({ aMode, bMode, status, oldPath, newPath })
+  }
+  return changes
+}
+
+/** Splits `git diff -p` output into each file's patch, from its `---` line (or binary note) on. */
+function splitPatches(patch: string): string[] {
+  const files = patch.split(/^diff --git /m).slice(1)
+  return files.map((file) => {
+    const lines = file.split('\n')
+    const body = lines.findIndex((line) => line.startsWith('--- ') || line.startsWith('Binary files '))
+    return body === -1 ? '' : lines.slice(body).join('\n')
+  })
+}
+
+/**
+ * The changes from `from` to `to` (`from` null: against the empty tree, as for a root commit),
+ * optionally limited to paths.
+ */
+export async function diffCommits(repo: GitRepository, from: string | null, to: string, paths: readonly string[] = []): Promise<DiffEntry[]> {
+  const base = from ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904' // the empty tree
+  const common = ['--no-color', '--no-ext-diff', '-M', '--end-of-options', base, to, '--', ...paths]
+  const [raw, patch] = await Promise.all([
+    repo.run(['diff', '--raw', '-z', ...common]),
+    repo.run(['diff', '-p', '--full-index', ...common]),
+  ])
+  const patches = splitPatches(patch)
+  return parseRaw(raw).map((change, i) => ({
+    old_path: change.oldPath,
+    new_path: change.newPath,
+    a_mode: change.aMode,
+    b_mode: change.bMode,
+    new_file: change.status === 'A',
+    renamed_file: change.status.startsWith('R'),
+    deleted_file: change.status === 'D',
+    diff: patches[i] ?? '',
+  }))
+}

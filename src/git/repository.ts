@@ -1,0 +1,204 @@
+// GitRepository: every read and ref update Ingot makes on one bare repository, on top of the
+// long-lived cat-file readers (lookups, objects) and short git commands (log, ls-tree, refs).
+// Revisions are checked with isSafeRevision before they reach git; refs move by compare-and-swap.
+import { GitError, isSafeRevision, runGit, runGitBuffer, type RunGitOptions } from './command.js'
+import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
+
+export const NULL_OID = '0000000000000000000000000000000000000000'
+
+export interface Signature {
+  name: string
+  email: string
+  /** Seconds since the epoch. */
+  time: number
+  /** The author's or committer's zone, as git records it: `+0200`. */
+  timezone: string
+}
+
+export interface Commit {
+  id: string
+  tree: string
+  parents: string[]
+  author: Signature
+  committer: Signature
+  message: string
+}
+
+export interface TreeEntry {
+  mode: string
+  type: 'blob' | 'tree' | 'commit'
+  id: string
+  /** Full path from the root of the tree that was listed. */
+  path: string
+}
+
+export interface RefInfo {
+  /** `refs/heads/main`, `refs/tags/v1.0` */
+  name: string
+  /** What the ref points at: a commit, or for an annotated tag the tag object. */
+  target: string
+  targetType: ObjectInfo['type']
+  /** The commit reached after peeling tags. */
+  commit: string
+  /** The annotation of an annotated tag; null for a lightweight one or a branch. */
+  tagMessage: string | null
+}
+
+/** An ISO 8601 time with milliseconds in the signature's own zone, as the original shows commit dates. */
+export function signatureTime(signature: Signature): string {
+  const sign = signature.timezone.startsWith('-') ? -1 : 1
+  const zone = signature.timezone.replace(/^[+-]/, '').padStart(4, '0')
+  const offsetMinutes = sign * (Number(zone.slice(0, 2)) * 60 + Number(zone.slice(2, 4)))
+  const local = new Date((signature.time + offsetMinutes * 60) * 1000).toISOString().slice(0, 23)
+  return `${local}${sign < 0 ? '-' : '+'}${zone.slice(0, 2)}:${zone.slice(2, 4)}`
+}
+
+function parseSignature(text: string): Signature {
+  const match = /^(.*) <(.*)> (\d+) ([+-]\d{4})$/.exec(text)
+  if (match === null) return { name: text, email: '', time: 0, timezone: '+0000' }
+  return { name: match[1] ?? '', email: match[2] ?? '', time: Number(match[3]), timezone: match[4] ?? '+0000' }
+}
+
+/** A commit object's bytes as a Commit. */
+export function parseCommit(id: string, data: Buffer): Commit {
+  const text = data.toString('utf8')
+  const headerEnd = text.indexOf('\n\n')
+  const headers = (headerEnd === -1 ? text : text.slice(0, headerEnd)).split('\n')
+  const commit: Commit = {
+    id, tree: '', parents: [], message: headerEnd === -1 ? '' : text.slice(headerEnd + 2),
+    author: parseSignature(''), committer: parseSignature(''),
+  }
+  for (const line of headers) {
+    const space = line.indexOf(' ')
+    const key = line.slice(0, space)
+    const value = line.slice(space + 1)
+    if (key === 'tree') commit.tree = value
+    else if (key === 'parent') commit.parents.push(value)
+    else if (key === 'author') commit.author = parseSignature(value)
+    else if (key === 'committer') commit.committer = parseSignature(value)
+  }
+  return commit
+}
+
+export class GitRepository {
+  constructor(readonly gitDir: string, private readonly objects: CatFilePool) {}
+
+  run(args: readonly string[], options: Omit<RunGitOptions, 'gitDir'> = {}): Promise<string> {
+    return runGit(args, { ...options, gitDir: this.gitDir })
+  }
+
+  runBuffer(args: readonly string[], options: Omit<RunGitOptions, 'gitDir'> = {}): Promise<Buffer> {
+    return runGitBuffer(args, { ...options, gitDir: this.gitDir })
+  }
+
+  /** The object a name reaches (`oid`, `ref^{commit}`, `rev:path`); null when missing. */
+  info(name: string): Promise<ObjectInfo | null> {
+    return this.objects.info(this.gitDir, name)
+  }
+
+  read(name: string): Promise<GitObject | null> {
+    return this.objects.read(this.gitDir, name)
+  }
+
+  /** The commit a user-given revision (branch, tag, object id) names; null when it names none. */
+  async resolveCommit(revision: string): Promise<string | null> {
+    if (!isSafeRevision(revision)) return null
+    return (await this.info(`${revision}^{commit}`))?.oid ?? null
+  }
+
+  async readCommit(id: string): Promise<Commit | null> {
+    const object = await this.read(id)
+    return object === null || object.type !== 'commit' ? null : parseCommit(object.oid, object.data)
+  }
+
+  /** Several commits at once, in the order asked (missing ones left out). */
+  async readCommits(ids: readonly string[]): Promise<Commit[]> {
+    const commits = await Promise.all(ids.map((id) => this.readCommit(id)))
+    return commits.filter((commit): commit is Commit => commit !== null)
+  }
+
+  /** Whether the repository has no commit at all (an empty project). */
+  async isEmpty(): Promise<boolean> {
+    return (await this.run(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/', 'refs/tags/'])).trim() === ''
+  }
+
+  /** The branch HEAD names (set even before the branch exists). */
+  async headBranch(): Promise<string | null> {
+    try {
+      return (await this.run(['symbolic-ref', '--short', 'HEAD'])).trim() || null
+    } catch (err) {
+      if (err instanceof GitError) return null
+      throw err
+    }
+  }
+
+  /** Refs under the given prefixes (`refs/heads/`, `refs/tags/`), each peeled to its commit. */
+  async refs(...prefixes: string[]): Promise<RefInfo[]> {
+    const format = '%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)%00%(contents)%1e'
+    const out = await this.run(['for-each-ref', `--format=${format}`, ...prefixes])
+    const refs: RefInfo[] = []
+    for (const record of out.split('\x1e')) {
+      const line = record.replace(/^\n/, '')
+      if (line === '') continue
+      const [name = '', target = '', targetType = '', peeled = '', , contents = ''] = line.split('\0')
+      const annotated = targetType === 'tag'
+      refs.push({
+        name, target, targetType: targetType as ObjectInfo['type'],
+        commit: annotated ? peeled : target,
+        tagMessage: annotated ? contents.replace(/\n$/, '') : null,
+      })
+    }
+    return refs
+  }
+
+  /**
+   * Moves a ref from `oldId` (NULL_OID: it must not exist) to `newId` (NULL_OID: delete it), only if
+   * it still points at `oldId`; false when another write got there first.
+   */
+  async compareAndSwapRef(ref: string, newId: string, oldId: string): Promise<boolean> {
+    try {
+      if (newId === NULL_OID) await this.run(['update-ref', '-d', '--end-of-options', ref, oldId])
+      else await this.run(['update-ref', '--end-of-options', ref, newId, oldId])
+      return true
+    } catch (err) {
+      if (err instanceof GitError && /cannot lock ref|but expected|is at .* but expected|unable to resolve reference/.test(err.stderr)) return false
+      throw err
+    }
+  }
+
+  /** Whether `ancestor` is reachable from `descendant`. */
+  async isAncestor(ancestor: string, descendant: string, env?: Record<string, string>): Promise<boolean> {
+    try {
+      await this.run(['merge-base', '--is-ancestor', '--end-of-options', ancestor, descendant], env === undefined ? {} : { env })
+      return true
+    } catch (err) {
+      if (err instanceof GitError && err.exitCode === 1) return false
+      throw err
+    }
+  }
+
+  /** The best common ancestor of the commits; null when they share none. */
+  async mergeBase(...commits: string[]): Promise<string | null> {
+    try {
+      return (await this.run(['merge-base', '--end-of-options', ...commits])).trim() || null
+    } catch (err) {
+      if (err instanceof GitError && err.exitCode === 1) return null
+      throw err
+    }
+  }
+
+  /** Entries of the tree at `revision` under `path` ('' for the root), recursively or one level. */
+  async listTree(revision: string, path: string, recursive: boolean): Promise<TreeEntry[]> {
+    const prefix = path === '' ? '' : `${path.replace(/\/+$/, '')}/`
+    const args = ['ls-tree', '-z', '--full-tree', ...(recursive ? ['-r', '-t'] : []), '--end-of-options', revision]
+    const out = await this.runBuffer(prefix === '' ? args : [...args, '--', prefix])
+    const entries: TreeEntry[] = []
+    for (const record of out.toString('utf8').split('\0')) {
+      if (record === '') continue
+      const tab = record.indexOf('\t')
+      const [mode = '', type = '', id = ''] = record.slice(0, tab).split(' ')
+      entries.push({ mode, type: type as TreeEntry['type'], id, path: record.slice(tab + 1) })
+    }
+    return entries
+  }
+}
