@@ -6,6 +6,8 @@ import { migrateToLatest, openDatabase, type Db, type Dialect } from './db/index
 import { RepositoryStorage } from './git/storage.js'
 import { JobQueue } from './jobs/queue.js'
 import { defineHousekeeping } from './jobs/housekeeping.js'
+import { PushListeners } from './services/push/after-push.js'
+import { defineStatisticsJob } from './services/projects/refresh-statistics.js'
 
 export interface AppContext {
   config: Config
@@ -13,6 +15,8 @@ export interface AppContext {
   dialect: Dialect
   repositories: RepositoryStorage
   jobs: JobQueue
+  /** The push hook point (services/push/after-push.ts). */
+  pushListeners: PushListeners
   log: FastifyBaseLogger
   close(): Promise<void>
 }
@@ -34,6 +38,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     dialect: database.dialect,
     repositories: new RepositoryStorage(config.dataDir),
     jobs,
+    pushListeners: new PushListeners(),
     log,
     async close() {
       await jobs.stop()
@@ -42,5 +47,6 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     },
   }
   defineHousekeeping(ctx)
+  defineStatisticsJob(ctx)
   return ctx
 }

@@ -9,6 +9,8 @@ export interface ApplicationSettings {
   default_group_visibility: Visibility
   /** Visibilities that only administrators may choose. */
   restricted_visibility_levels: Visibility[]
+  /** Protection of a new project's default branch: 0 none, 1 Developers push, 2 Maintainers only. */
+  default_branch_protection: 0 | 1 | 2
   /** Minimum key sizes by key type: 0 allows any size, -1 forbids the type. */
   rsa_key_restriction: number
   dsa_key_restriction: number
@@ -21,6 +23,7 @@ export const DEFAULT_SETTINGS: Readonly<ApplicationSettings> = {
   default_project_visibility: 'private',
   default_group_visibility: 'private',
   restricted_visibility_levels: [],
+  default_branch_protection: 2,
   rsa_key_restriction: 0,
   dsa_key_restriction: 0,
   ecdsa_key_restriction: 0,

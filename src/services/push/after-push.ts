@@ -1,0 +1,104 @@
+// What follows every push, whatever moved the refs (git over any transport, or the API's writes):
+// a `pushed` contribution event per ref with its push_data, the default branch of a project's
+// first push (and its protection from the default_branch_protection setting), the project's
+// last activity, a statistics refresh job, and then the push listeners — the hook point where
+// later capabilities (merge requests, pipelines, webhooks) react to pushes.
+import type { Actor } from '../../auth/actor.js'
+import type { AppContext } from '../../context.js'
+import type { ProjectRow } from '../../db/schema.js'
+import { NULL_OID, type GitRepository } from '../../git/repository.js'
+import { commitTitle } from '../../entities/commit.js'
+import { defaultBranchProtection } from '../../policies/protected-refs.js'
+import { recordEvent, type PushData } from '../events/record-event.js'
+import { getApplicationSettings } from '../settings.js'
+import { REFRESH_STATISTICS_JOB } from '../projects/refresh-statistics.js'
+import { BRANCH_PREFIX, TAG_PREFIX, shortRefName, type RefUpdate } from './check-push.js'
+
+export interface CompletedPush {
+  project: ProjectRow
+  actor: Actor
+  /** The updates that took effect. */
+  updates: readonly RefUpdate[]
+}
+
+export type PushListener = (push: CompletedPush) => Promise<void>
+
+/** The hook point: listeners run after a push's own records are written, one after another. */
+export class PushListeners {
+  private readonly listeners: PushListener[] = []
+
+  add(listener: PushListener): void {
+    this.listeners.push(listener)
+  }
+
+  async notify(push: CompletedPush, log: AppContext['log']): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(push)
+      } catch (err) {
+        log.error({ err, project: push.project.id }, 'a push listener failed')
+      }
+    }
+  }
+}
+
+/** Title of a pushed event's commit, as the original trims it. */
+const TITLE_LENGTH = 70
+
+async function pushDataOf(repo: GitRepository, update: RefUpdate, otherBranches: readonly string[]): Promise<PushData> {
+  const isTag = update.ref.startsWith(TAG_PREFIX)
+  const action = update.oldId === NULL_OID ? 'created' : update.newId === NULL_OID ? 'removed' : 'pushed'
+  let commitCount = 0
+  if (!isTag && action === 'pushed') {
+    commitCount = Number((await repo.run(['rev-list', '--count', `${update.oldId}..${update.newId}`])).trim())
+  } else if (!isTag && action === 'created') {
+    const exclude = otherBranches.filter((ref) => ref !== update.ref).map((ref) => `^${ref}`)
+    commitCount = Number((await repo.run(['rev-list', '--count', update.newId, ...exclude])).trim())
+  }
+  const head = action === 'removed' ? null : await repo.resolveCommit(update.newId)
+  const title = head === null ? null : commitTitle((await repo.readCommit(head))?.message ?? '')
+  return {
+    commit_count: commitCount,
+    action,
+    ref_type: isTag ? 'tag' : 'branch',
+    commit_from: update.oldId === NULL_OID ? null : update.oldId,
+    commit_to: update.newId === NULL_OID ? null : update.newId,
+    ref: shortRefName(update.ref),
+    commit_title: title === null ? null : title.length > TITLE_LENGTH ? `${title.slice(0, TITLE_LENGTH - 3)}...` : title,
+  }
+}
+
+/** The branch a project's first push makes its default: the one HEAD names if pushed, else the first. */
+function firstDefaultBranch(updates: readonly RefUpdate[], headBranch: string | null): string | null {
+  const created = updates.filter((u) => u.ref.startsWith(BRANCH_PREFIX) && u.newId !== NULL_OID).map((u) => shortRefName(u.ref))
+  if (headBranch !== null && created.includes(headBranch)) return headBranch
+  return created[0] ?? null
+}
+
+/** Records what a push did; `updates` are the ones that took effect. */
+export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
+  if (updates.length === 0) return
+  const repo = ctx.repositories.open(project.id)
+  const branches = (await repo.refs(BRANCH_PREFIX)).map((ref) => ref.name)
+  const pushData = await Promise.all(updates.map((update) => pushDataOf(repo, update, branches)))
+  const defaultBranch = project.default_branch !== null && branches.includes(`${BRANCH_PREFIX}${project.default_branch}`)
+    ? null : firstDefaultBranch(updates, await repo.headBranch())
+  const protection = defaultBranch === null ? null : defaultBranchProtection((await getApplicationSettings(ctx.db)).default_branch_protection)
+  const now = Date.now()
+  await ctx.db.transaction().execute(async (trx) => {
+    for (const data of pushData) {
+      await recordEvent(trx, { action: 'pushed', authorId: actor.user.id, projectId: project.id, pushData: data, createdAt: now })
+    }
+    await trx.updateTable('projects')
+      .set({ last_activity_at: now, ...(defaultBranch === null ? {} : { default_branch: defaultBranch, updated_at: now }) })
+      .where('id', '=', project.id).execute()
+    if (defaultBranch !== null && protection !== null) {
+      await trx.insertInto('protected_branches').values({ project_id: project.id, name: defaultBranch, ...protection, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.columns(['project_id', 'name']).doNothing()).execute()
+    }
+  })
+  if (defaultBranch !== null) await repo.run(['symbolic-ref', 'HEAD', `${BRANCH_PREFIX}${defaultBranch}`])
+  await ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId: project.id }, { uniqueKey: `statistics:${project.id}` })
+  const updated = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()
+  if (updated !== undefined) await ctx.pushListeners.notify({ project: updated, actor, updates }, ctx.log)
+}
