@@ -8,7 +8,7 @@ export class RequestLog extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const line = {
       method: request.method,
-      path: request.url.split('?', 1)[0],
+      path: request.originalUrl.split('?', 1)[0],
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     }

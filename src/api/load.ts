@@ -6,7 +6,8 @@ import type { NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
 import { fitsIntegerColumn } from '../db/values.js'
 import { NO_PROJECT_ACCESS, groupAccessFor, groupVisibleTo, projectAccessFor, type ProjectAccess } from '../finders/access.js'
 import { findProjectByIdOrPath } from '../finders/project-lookup.js'
-import { canReadProject, type ProjectSubject } from '../policies/project-policy.js'
+import { canOnProject, canReadProject, type ProjectAbility, type ProjectSubject } from '../policies/project-policy.js'
+import type { GitRepository } from '../git/repository.js'
 import { forbidden, notFound, unauthorized } from './errors.js'
 import type { Actor } from '../auth/actor.js'
 
@@ -42,6 +43,23 @@ export async function loadProject(req: FastifyRequest, idOrPath: string): Promis
     : (await projectAccessFor(db, actor.user.id, [project.id])).get(project.id) ?? NO_PROJECT_ACCESS
   if (!canReadProject(actor, project, access)) throw notFound('Project')
   return { project, namespace, access }
+}
+
+/** A project the caller may act on with `ability`: 404 unless they can see it, 403 unless they may. */
+export async function loadProjectFor(req: FastifyRequest, idOrPath: string, ability: ProjectAbility): Promise<LoadedProject> {
+  const loaded = await loadProject(req, idOrPath)
+  authorize(canOnProject(req.actor, loaded, ability))
+  return loaded
+}
+
+export interface LoadedRepository extends LoadedProject {
+  repo: GitRepository
+}
+
+/** A project and its repository, for `ability` ('download_code' to read, 'push_code' to write). */
+export async function loadRepository(req: FastifyRequest, idOrPath: string, ability: ProjectAbility = 'download_code'): Promise<LoadedRepository> {
+  const loaded = await loadProjectFor(req, idOrPath, ability)
+  return { ...loaded, repo: req.server.ingot.repositories.open(loaded.project.id) }
 }
 
 /** A group by id or URL-decoded full path, 404 unless the caller can see it. */

@@ -45,6 +45,17 @@ export async function paginate<O>(db: Db, query: AnySelect<O>, params: Paginatio
   return { items, total, page, perPage }
 }
 
+/**
+ * One page of a list computed in full (git answers whole lists, like Kaminari's paginate_array),
+ * with the pagination headers set, presented.
+ */
+export function sendArrayPage<T, R>(req: FastifyRequest, reply: FastifyReply, items: readonly T[], params: PaginationQuery, present: (item: T) => R): R[] {
+  const { page, perPage } = pageParams(params)
+  const slice: Page<T> = { items: items.slice((page - 1) * perPage, page * perPage), total: items.length, page, perPage }
+  setPaginationHeaders(req, reply, slice)
+  return slice.items.map(present)
+}
+
 async function countRows<O>(db: Db, query: AnySelect<O>, total: PaginateOptions['total']): Promise<number> {
   if (typeof total === 'number') return total
   if (typeof total === 'function') return total()

@@ -7,8 +7,8 @@ export const SCOPES: readonly Scope[] = ['api', 'read_user', 'read_repository', 
 export interface Actor {
   /** The user the request acts as: the token's owner, or the sudo target. */
   user: UserRow
-  /** The token that authenticated the request. */
-  token: AccessTokenRow
+  /** The token that authenticated the request; null for a password (git over HTTP with Basic auth). */
+  token: AccessTokenRow | null
   /** The administrator who sent the request, when it acts as another user through sudo. */
   sudoFrom: UserRow | null
 }

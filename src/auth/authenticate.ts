@@ -46,7 +46,7 @@ export function registerAuthentication(app: FastifyInstance, db: Db): void {
     if (credential !== null) {
       const { token, user } = await findTokenOwner(db, credential)
       checkScopes(token, config.scopes ?? DEFAULT_SCOPES)
-      req.actor = await applySudo(db, req, { user, token, sudoFrom: null })
+      req.actor = await applySudo(db, req, user, token)
       await recordActivity(db, token, req.actor.user)
     } else if (sudoIdentifier(req) !== null) {
       throw unauthorized()
@@ -74,13 +74,13 @@ function stringParam(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null
 }
 
-interface TokenOwner {
+export interface TokenOwner {
   token: AccessTokenRow
   user: UserRow
 }
 
 /** The token with this digest and its user, through the read cache every request would hit. */
-async function tokenOwner(db: Db, digest: string): Promise<TokenOwner | null> {
+export async function tokenOwner(db: Db, digest: string): Promise<TokenOwner | null> {
   const load = async () => {
     const token = await db.selectFrom('access_tokens').selectAll().where('token_digest', '=', digest).executeTakeFirst()
     if (token === undefined) return null
@@ -115,11 +115,12 @@ function sudoIdentifier(req: FastifyRequest): string | null {
 }
 
 /** Sudo exactly as specified: admin owner, a token with the sudo scope, an existing target. */
-async function applySudo(db: Db, req: FastifyRequest, actor: Actor): Promise<Actor> {
+async function applySudo(db: Db, req: FastifyRequest, user: UserRow, token: AccessTokenRow): Promise<Actor> {
+  const actor: Actor = { user, token, sudoFrom: null }
   const identifier = sudoIdentifier(req)
   if (identifier === null) return actor
   if (!actor.user.admin) throw forbidden('Must be admin to use sudo')
-  checkScopes(actor.token, ['sudo'])
+  checkScopes(token, ['sudo'])
   const query = db.selectFrom('users').selectAll().where('ghost', '=', 0)
   const byId = /^\d+$/.test(identifier)
   // No user has an id beyond the id column's range, or a NUL in the username (PostgreSQL refuses both).
@@ -133,9 +134,9 @@ async function applySudo(db: Db, req: FastifyRequest, actor: Actor): Promise<Act
 }
 
 /** Token last use (at most every ten minutes) and the user's activity day, without a write per request. */
-async function recordActivity(db: Db, token: AccessTokenRow, user: UserRow): Promise<void> {
+export async function recordActivity(db: Db, token: AccessTokenRow | null, user: UserRow): Promise<void> {
   const now = Date.now()
-  if (token.last_used_at === null || now - token.last_used_at > LAST_USED_RESOLUTION_MS) {
+  if (token !== null && (token.last_used_at === null || now - token.last_used_at > LAST_USED_RESOLUTION_MS)) {
     await db.updateTable('access_tokens').set({ last_used_at: now }).where('id', '=', token.id).execute()
   }
   const day = today(now)

@@ -37,6 +37,9 @@ function parseRaw(out: string): RawChange[] {
   return changes
 }
 
+/** A mode as the original prints it (Ruby's `to_s(8)`): `100644`, and `0` for a side with no file. */
+const octalMode = (mode: string) => mode.replace(/^0+(?=\d)/, '')
+
 /** Splits `git diff -p` output into each file's patch, from its `---` line (or binary note) on. */
 function splitPatches(patch: string): string[] {
   const files = patch.split(/^diff --git /m).slice(1)
@@ -62,8 +65,8 @@ export async function diffCommits(repo: GitRepository, from: string | null, to: 
   return parseRaw(raw).map((change, i) => ({
     old_path: change.oldPath,
     new_path: change.newPath,
-    a_mode: change.aMode,
-    b_mode: change.bMode,
+    a_mode: octalMode(change.aMode),
+    b_mode: octalMode(change.bMode),
     new_file: change.status === 'A',
     renamed_file: change.status.startsWith('R'),
     deleted_file: change.status === 'D',

@@ -13,7 +13,8 @@ export interface ProjectSubject {
 export type ProjectAbility =
   | 'read_project'       // see it at all (404 otherwise)
   | 'read_statistics'    // Reporter
-  | 'push_code'          // Developer
+  | 'download_code'      // read the repository: public and internal projects' readers, Reporter on private ones
+  | 'push_code'          // Developer, on a project that is not archived
   | 'admin_project'      // Maintainer: settings, share, hooks, integrations
   | 'admin_project_member'
   | 'remove_project'     // Owner: the personal namespace's user or a group Owner
@@ -30,6 +31,19 @@ export function canReadProject(actor: Actor | null, project: ProjectRow, access:
   return access.level > 0
 }
 
+/**
+ * Whether the caller may read the repository (tree, blobs, archives, commits): everyone who can read
+ * a public project, signed-in non-external users on internal ones, and Reporters and up otherwise
+ * (a Guest of a private project sees the project but not its code: 403).
+ */
+function canDownloadCode(actor: Actor | null, subject: ProjectSubject): boolean {
+  const { project, access } = subject
+  if (!canReadProject(actor, project, access)) return false
+  if (project.visibility_level === PUBLIC) return true
+  if (actor !== null && (actor.user.admin || (project.visibility_level === INTERNAL && !actor.user.external))) return true
+  return access.level >= REPORTER
+}
+
 export function isProjectOwner(actor: Actor | null, subject: ProjectSubject): boolean {
   if (actor === null) return false
   if (subject.namespace.kind === 'user') return subject.namespace.owner_id === actor.user.id
@@ -38,7 +52,10 @@ export function isProjectOwner(actor: Actor | null, subject: ProjectSubject): bo
 
 export function canOnProject(actor: Actor | null, subject: ProjectSubject, ability: ProjectAbility): boolean {
   if (ability === 'read_project') return canReadProject(actor, subject.project, subject.access)
+  if (ability === 'download_code') return canDownloadCode(actor, subject)
   if (actor === null) return false
+  // An archived project is read-only, for administrators too.
+  if (ability === 'push_code' && subject.project.archived) return false
   if (actor.user.admin) return true
   const level = subject.access.level
   switch (ability) {

@@ -68,10 +68,13 @@ async function pushDataOf(repo: GitRepository, update: RefUpdate, otherBranches:
   }
 }
 
-/** The branch a project's first push makes its default: the one HEAD names if pushed, else the first. */
-function firstDefaultBranch(updates: readonly RefUpdate[], headBranch: string | null): string | null {
+/**
+ * The default branch of a project that has none yet: the one HEAD names once it exists (pushed
+ * now, or written before without a push), else the first branch the push created.
+ */
+function firstDefaultBranch(updates: readonly RefUpdate[], headBranch: string | null, branches: readonly string[]): string | null {
+  if (headBranch !== null && branches.includes(`${BRANCH_PREFIX}${headBranch}`)) return headBranch
   const created = updates.filter((u) => u.ref.startsWith(BRANCH_PREFIX) && u.newId !== NULL_OID).map((u) => shortRefName(u.ref))
-  if (headBranch !== null && created.includes(headBranch)) return headBranch
   return created[0] ?? null
 }
 
@@ -81,23 +84,29 @@ export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Act
   const repo = ctx.repositories.open(project.id)
   const branches = (await repo.refs(BRANCH_PREFIX)).map((ref) => ref.name)
   const pushData = await Promise.all(updates.map((update) => pushDataOf(repo, update, branches)))
-  const defaultBranch = project.default_branch !== null && branches.includes(`${BRANCH_PREFIX}${project.default_branch}`)
-    ? null : firstDefaultBranch(updates, await repo.headBranch())
-  const protection = defaultBranch === null ? null : defaultBranchProtection((await getApplicationSettings(ctx.db)).default_branch_protection)
+  const keepsDefault = project.default_branch !== null && branches.includes(`${BRANCH_PREFIX}${project.default_branch}`)
+  const newDefault = keepsDefault ? null : firstDefaultBranch(updates, await repo.headBranch(), branches)
+  const defaultBranch = newDefault ?? (keepsDefault ? project.default_branch : null)
+  // The first push into an empty repository protects the default branch it creates, as the
+  // instance's default_branch_protection says; later pushes and branches written before leave it be.
+  const created = new Set(updates.filter((u) => u.oldId === NULL_OID && u.ref.startsWith(BRANCH_PREFIX)).map((u) => u.ref))
+  const firstPush = created.size > 0 && branches.every((branch) => created.has(branch))
+  const protection = firstPush && defaultBranch !== null && created.has(`${BRANCH_PREFIX}${defaultBranch}`)
+    ? defaultBranchProtection((await getApplicationSettings(ctx.db)).default_branch_protection) : null
   const now = Date.now()
   await ctx.db.transaction().execute(async (trx) => {
     for (const data of pushData) {
       await recordEvent(trx, { action: 'pushed', authorId: actor.user.id, projectId: project.id, pushData: data, createdAt: now })
     }
     await trx.updateTable('projects')
-      .set({ last_activity_at: now, ...(defaultBranch === null ? {} : { default_branch: defaultBranch, updated_at: now }) })
+      .set({ last_activity_at: now, ...(newDefault === null ? {} : { default_branch: newDefault, updated_at: now }) })
       .where('id', '=', project.id).execute()
     if (defaultBranch !== null && protection !== null) {
       await trx.insertInto('protected_branches').values({ project_id: project.id, name: defaultBranch, ...protection, created_at: now, updated_at: now })
         .onConflict((oc) => oc.columns(['project_id', 'name']).doNothing()).execute()
     }
   })
-  if (defaultBranch !== null) await repo.run(['symbolic-ref', 'HEAD', `${BRANCH_PREFIX}${defaultBranch}`])
+  if (newDefault !== null) await repo.run(['symbolic-ref', 'HEAD', `${BRANCH_PREFIX}${newDefault}`])
   await ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId: project.id }, { uniqueKey: `statistics:${project.id}` })
   const updated = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()
   if (updated !== undefined) await ctx.pushListeners.notify({ project: updated, actor, updates }, ctx.log)
