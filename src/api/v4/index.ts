@@ -7,6 +7,7 @@ import impersonationTokens from './impersonation-tokens.js'
 import members from './members.js'
 import namespaces from './namespaces.js'
 import projects from './projects.js'
+import repository from './repository.js'
 import users from './users.js'
 import version from './version.js'
 
@@ -18,6 +19,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(members)
   await app.register(namespaces)
   await app.register(projects)
+  await app.register(repository)
   await app.register(users)
   await app.register(version)
 }

@@ -1,0 +1,119 @@
+// Repository archives streamed straight from `git archive` (spec: Repository, archive): tar and zip
+// from git itself, tar.gz through zlib as it flows, tar.bz2 through the bzip2 program. Nothing is
+// written to disk and the first bytes leave as soon as git produces them.
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { PassThrough, type Readable } from 'node:stream'
+import { createGzip, constants as zlibConstants } from 'node:zlib'
+import { GIT_ENV, spawnGit } from './command.js'
+import { ownedOutput } from './blob.js'
+import type { GitRepository } from './repository.js'
+
+export type ArchiveExtension = 'tar.gz' | 'tar.bz2' | 'tar' | 'zip'
+
+/**
+ * The archive a requested format name gives, as the original maps them: the bzip2 names to
+ * tar.bz2, `tar` and `zip` to themselves, and everything else (tgz, gz, unknown names) to tar.gz.
+ */
+export function archiveExtension(format: string | undefined): ArchiveExtension {
+  switch ((format ?? 'tar.gz').toLowerCase()) {
+    case 'tar.bz2': case 'tbz': case 'tbz2': case 'tb2': case 'bz2': return 'tar.bz2'
+    case 'tar': return 'tar'
+    case 'zip': return 'zip'
+    default: return 'tar.gz'
+  }
+}
+
+/** Format names accepted as a suffix of the archive path (`…/archive.zip`). */
+export const ARCHIVE_SUFFIXES = ['zip', 'tar', 'tar.gz', 'tgz', 'gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'] as const
+
+/** Content types as the original's archive sender gives them. */
+export function archiveContentType(extension: ArchiveExtension): string {
+  return extension === 'zip' ? 'application/zip' : 'application/octet-stream'
+}
+
+/**
+ * The archive's name without extension, which is also the directory its files sit under:
+ * `<project path>-<ref with / as ->-<commit id>`, as the original names it.
+ */
+export function archivePrefix(projectPath: string, ref: string, commit: string): string {
+  return `${projectPath}-${ref.replace(/\//g, '-')}-${commit}`
+}
+
+/** Where a program lives on the PATH git runs with; null when it is not installed. */
+export function findProgram(name: string, searchPath: string = GIT_ENV.PATH ?? ''): string | null {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (dir === '') continue
+    const candidate = path.join(dir, name)
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK)
+      return candidate
+    } catch {
+      // not in this directory
+    }
+  }
+  return null
+}
+
+export class ArchiverMissingError extends Error {
+  constructor(readonly program: string) {
+    super(`the ${program} program is not installed`)
+  }
+}
+
+/**
+ * The archive of a commit (a resolved commit id) with its files under `prefix/`, as a stream.
+ * Throws ArchiverMissingError, before anything starts, when tar.bz2 is asked and bzip2 is not on
+ * `searchPath` (looked up on every request, so installing it needs no restart).
+ */
+export function streamArchive(
+  repo: GitRepository, commit: string, prefix: string, extension: ArchiveExtension, searchPath: string = GIT_ENV.PATH ?? '',
+): Readable {
+  let compressor: string | null = null
+  if (extension === 'tar.bz2') {
+    compressor = findProgram('bzip2', searchPath)
+    if (compressor === null) throw new ArchiverMissingError('bzip2')
+  }
+  const format = extension === 'zip' ? 'zip' : 'tar'
+  const { child, stderrText } = spawnGit(['archive', `--format=${format}`, `--prefix=${prefix}/`, '--end-of-options', commit], { gitDir: repo.gitDir })
+  child.stdin.end()
+  const archive = ownedOutput(child, stderrText)
+  if (extension === 'tar.gz') return pipeThrough(archive, createGzip({ level: zlibConstants.Z_DEFAULT_COMPRESSION, chunkSize: 64 * 1024 }))
+  if (compressor !== null) return compressWith(archive, compressor)
+  return archive
+}
+
+/** `source` through a transform; an error on either side destroys the result. */
+function pipeThrough(source: Readable, transform: NodeJS.ReadWriteStream & Readable): Readable {
+  source.on('error', (err) => transform.destroy(err))
+  transform.on('close', () => source.destroy())
+  return source.pipe(transform)
+}
+
+/** `source` through an external compressor (`<program> -c`), which ends with the result. */
+function compressWith(source: Readable, program: string): Readable {
+  const child = spawn(program, ['-c'], { env: GIT_ENV, stdio: ['pipe', 'pipe', 'ignore'] })
+  const out = new PassThrough({ highWaterMark: 64 * 1024 })
+  let sourceFailed = false
+  let exited = false
+  source.on('error', (err) => {
+    sourceFailed = true
+    out.destroy(err)
+    child.kill()
+  })
+  child.stdin.on('error', () => {}) // the compressor died; its exit code tells
+  source.pipe(child.stdin)
+  child.stdout.pipe(out, { end: false })
+  child.on('error', (err) => out.destroy(err))
+  child.on('close', (code) => {
+    exited = true
+    if (code === 0 && !sourceFailed) out.end()
+    else out.destroy(new Error(`${program} failed (${code ?? 'killed'})`))
+  })
+  out.on('close', () => {
+    source.destroy()
+    if (!exited) child.kill()
+  })
+  return out
+}
