@@ -1,5 +1,6 @@
 // Mounts every resource of /api/v4: the whole API surface, readable in one file.
 import type { FastifyPluginAsync } from 'fastify'
+import branches from './branches.js'
 import customAttributes from './custom-attributes.js'
 import events from './events.js'
 import groups from './groups.js'
@@ -7,11 +8,15 @@ import impersonationTokens from './impersonation-tokens.js'
 import members from './members.js'
 import namespaces from './namespaces.js'
 import projects from './projects.js'
+import protectedBranches from './protected-branches.js'
+import protectedTags from './protected-tags.js'
 import repository from './repository.js'
+import tags from './tags.js'
 import users from './users.js'
 import version from './version.js'
 
 const apiV4: FastifyPluginAsync = async (app) => {
+  await app.register(branches)
   await app.register(customAttributes)
   await app.register(events)
   await app.register(groups)
@@ -19,7 +24,10 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(members)
   await app.register(namespaces)
   await app.register(projects)
+  await app.register(protectedBranches)
+  await app.register(protectedTags)
   await app.register(repository)
+  await app.register(tags)
   await app.register(users)
   await app.register(version)
 }

@@ -1,0 +1,145 @@
+// Branches of a project's repository (spec: Branches): the list sorted by name with `search`, one
+// branch by name, and the views both present. A list page costs one `for-each-ref` for the names
+// and tips, one `for-each-ref --merged` for the page's merged flags and one pipelined cat-file
+// batch for the page's commits, whatever the number of branches.
+import type { Actor } from '../auth/actor.js'
+import type { AppContext } from '../context.js'
+import type { ProtectedBranchRow } from '../db/schema.js'
+import type { BranchView } from '../entities/branch.js'
+import { isValidRefName } from '../git/ref-names.js'
+import type { Commit, GitRepository } from '../git/repository.js'
+import { DEVELOPER } from '../policies/access-levels.js'
+import type { ProjectSubject } from '../policies/project-policy.js'
+import { canPushToBranch, matchingRules } from '../policies/protected-refs.js'
+import { BRANCH_PREFIX } from '../services/push/check-push.js'
+import { pageParams, type Page } from '../api/pagination.js'
+import type { PaginationQuery } from '../api/params.js'
+import { protectedBranchesOf } from './protected-refs.js'
+
+type Ctx = Pick<AppContext, 'db' | 'repositories'>
+
+const MAX_REF_PATTERNS = 100
+
+export interface BranchTip {
+  name: string
+  commitId: string
+}
+
+/** Every branch with its tip, sorted by name (git's byte order). */
+export async function branchTips(repo: GitRepository): Promise<BranchTip[]> {
+  const out = await repo.run(['for-each-ref', '--format=%(objectname) %(refname)', BRANCH_PREFIX])
+  const tips: BranchTip[] = []
+  for (const line of out.split('\n')) {
+    const space = line.indexOf(' ')
+    if (space === -1) continue
+    tips.push({ name: line.slice(space + 1 + BRANCH_PREFIX.length), commitId: line.slice(0, space) })
+  }
+  return tips
+}
+
+/** One branch's tip through the cat-file reader; null when no such branch exists. */
+export async function findBranchTip(repo: GitRepository, name: string): Promise<BranchTip | null> {
+  if (!isValidRefName(name)) return null
+  const info = await repo.info(`${BRANCH_PREFIX}${name}`)
+  return info === null || info.type !== 'commit' ? null : { name, commitId: info.oid }
+}
+
+/**
+ * The branches among `tips` that are merged into `commitId`: reachable from it without being at
+ * it, as the original counts them for the `merged` flag and for deleting merged branches. One
+ * `for-each-ref --merged` walk over just those branches.
+ */
+export async function branchesMergedInto(repo: GitRepository, commitId: string, tips: readonly BranchTip[]): Promise<Set<string>> {
+  const wanted = new Set(tips.filter((tip) => tip.commitId !== commitId).map((tip) => tip.name))
+  if (wanted.size === 0) return new Set()
+  // A pattern matches its ref and the refs below it (`a` also `a/b`); only the wanted names count.
+  // Past a page's worth of names, walking every branch is cheaper than a long command line.
+  const patterns = wanted.size > MAX_REF_PATTERNS ? [BRANCH_PREFIX] : [...wanted].map((name) => `${BRANCH_PREFIX}${name}`)
+  const out = await repo.run(['for-each-ref', `--merged=${commitId}`, '--format=%(refname)', ...patterns])
+  const merged = new Set<string>()
+  for (const ref of out.split('\n')) {
+    const name = ref.slice(BRANCH_PREFIX.length)
+    if (wanted.has(name)) merged.add(name)
+  }
+  return merged
+}
+
+/** The commit the default branch points at; null when it has none yet. */
+export async function defaultBranchTip(repo: GitRepository, defaultBranch: string | null): Promise<string | null> {
+  if (defaultBranch === null) return null
+  return (await findBranchTip(repo, defaultBranch))?.commitId ?? null
+}
+
+interface ViewContext {
+  rules: readonly ProtectedBranchRow[]
+  defaultBranch: string | null
+  defaultTip: string | null
+  /** The caller may push at all (signed in, Developer or admin, project not archived); null otherwise. */
+  writer: { level: number; admin: boolean } | null
+}
+
+async function viewContext(ctx: Ctx, subject: ProjectSubject, actor: Actor | null): Promise<ViewContext> {
+  const repo = ctx.repositories.open(subject.project.id)
+  const [rules, defaultTip] = await Promise.all([
+    protectedBranchesOf(ctx.db, subject.project.id), defaultBranchTip(repo, subject.project.default_branch),
+  ])
+  const admin = actor?.user.admin === 1
+  const writer = actor !== null && subject.project.archived === 0 && (admin || subject.access.level >= DEVELOPER)
+    ? { level: subject.access.level, admin } : null
+  return { rules, defaultBranch: subject.project.default_branch, defaultTip, writer }
+}
+
+function viewOf(tip: BranchTip, commit: Commit, merged: boolean, c: ViewContext): BranchView {
+  const matching = matchingRules(c.rules, tip.name)
+  return {
+    name: tip.name,
+    commit,
+    merged,
+    protected: matching.length > 0,
+    developersCanPush: matching.some((rule) => rule.push_access_level === DEVELOPER),
+    developersCanMerge: matching.some((rule) => rule.merge_access_level === DEVELOPER),
+    canPush: c.writer !== null && canPushToBranch(c.rules, tip.name, c.writer.level, c.writer.admin),
+    isDefault: tip.name === c.defaultBranch,
+  }
+}
+
+/** Views of branches whose tips are known: their commits in one cat-file batch, merged flags in one walk. */
+async function viewsOf(ctx: Ctx, subject: ProjectSubject, tips: readonly BranchTip[], c: ViewContext): Promise<BranchView[]> {
+  if (tips.length === 0) return []
+  const repo = ctx.repositories.open(subject.project.id)
+  const [commits, merged] = await Promise.all([
+    repo.readCommits(tips.map((tip) => tip.commitId)),
+    c.defaultTip === null ? new Set<string>() : branchesMergedInto(repo, c.defaultTip, tips),
+  ])
+  const commitsById = new Map(commits.map((commit) => [commit.id, commit]))
+  const views: BranchView[] = []
+  for (const tip of tips) {
+    const commit = commitsById.get(tip.commitId)
+    if (commit !== undefined) views.push(viewOf(tip, commit, merged.has(tip.name), c))
+  }
+  return views
+}
+
+export interface BranchFilters {
+  /** Case-insensitive part of the name. */
+  search?: string
+}
+
+/** One page of the branches sorted by name, as views for the caller. */
+export async function listBranches(
+  ctx: Ctx, subject: ProjectSubject, actor: Actor | null, filters: BranchFilters, pagination: PaginationQuery,
+): Promise<Page<BranchView>> {
+  const repo = ctx.repositories.open(subject.project.id)
+  const search = filters.search?.toUpperCase()
+  const [allTips, c] = await Promise.all([branchTips(repo), viewContext(ctx, subject, actor)])
+  const tips = search === undefined || search === '' ? allTips : allTips.filter((tip) => tip.name.toUpperCase().includes(search))
+  const { page, perPage } = pageParams(pagination)
+  const items = await viewsOf(ctx, subject, tips.slice((page - 1) * perPage, page * perPage), c)
+  return { items, total: tips.length, page, perPage }
+}
+
+/** The view of a branch whose tip is known (looked up, or just moved by a write). */
+export async function branchViewOf(ctx: Ctx, subject: ProjectSubject, actor: Actor | null, tip: BranchTip): Promise<BranchView | null> {
+  const [view] = await viewsOf(ctx, subject, [tip], await viewContext(ctx, subject, actor))
+  return view ?? null
+}

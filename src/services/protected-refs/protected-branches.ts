@@ -1,0 +1,40 @@
+// The protected branches API (POST/DELETE /projects/:id/protected_branches): a rule for a branch
+// name or `*` wildcard with who may push and merge. A second rule of the same name is 409, a blank
+// name the original's 422.
+import type { Db } from '../../db/index.js'
+import type { ProtectedBranchRow } from '../../db/schema.js'
+import { ApiError, conflict } from '../../api/errors.js'
+import { isUniqueViolation } from '../projects/create-project.js'
+
+export interface NewProtectedBranch {
+  name: string
+  pushAccessLevel: number
+  mergeAccessLevel: number
+}
+
+/** The original answers model validation of protected refs as 422 with the full messages. */
+export const blankName = () => new ApiError(422, { message: ["Name can't be blank"] })
+
+export async function createProtectedBranch(db: Db, projectId: number, input: NewProtectedBranch): Promise<ProtectedBranchRow> {
+  const alreadyExists = () => conflict(`Protected branch '${input.name}' already exists`)
+  const existing = await db.selectFrom('protected_branches').select('id')
+    .where('project_id', '=', projectId).where('name', '=', input.name).executeTakeFirst()
+  if (existing !== undefined) throw alreadyExists()
+  if (input.name.trim() === '') throw blankName()
+  const now = Date.now()
+  return db.insertInto('protected_branches').values({
+    project_id: projectId,
+    name: input.name,
+    push_access_level: input.pushAccessLevel,
+    merge_access_level: input.mergeAccessLevel,
+    created_at: now,
+    updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow().catch((err: unknown) => {
+    if (isUniqueViolation(err)) throw alreadyExists()
+    throw err
+  })
+}
+
+export async function deleteProtectedBranch(db: Db, rule: ProtectedBranchRow): Promise<void> {
+  await db.deleteFrom('protected_branches').where('id', '=', rule.id).execute()
+}

@@ -1,0 +1,36 @@
+// The protected tags API (spec: Protected tags; POST/DELETE /projects/:id/protected_tags): a rule
+// for a tag name or `*` wildcard with who may create matching tags. A second rule of the same name
+// is 409, a blank name the original's 422.
+import type { Db } from '../../db/index.js'
+import type { ProtectedTagRow } from '../../db/schema.js'
+import { conflict } from '../../api/errors.js'
+import { isUniqueViolation } from '../projects/create-project.js'
+import { blankName } from './protected-branches.js'
+
+export interface NewProtectedTag {
+  name: string
+  createAccessLevel: number
+}
+
+export async function createProtectedTag(db: Db, projectId: number, input: NewProtectedTag): Promise<ProtectedTagRow> {
+  const alreadyExists = () => conflict(`Protected tag '${input.name}' already exists`)
+  const existing = await db.selectFrom('protected_tags').select('id')
+    .where('project_id', '=', projectId).where('name', '=', input.name).executeTakeFirst()
+  if (existing !== undefined) throw alreadyExists()
+  if (input.name.trim() === '') throw blankName()
+  const now = Date.now()
+  return db.insertInto('protected_tags').values({
+    project_id: projectId,
+    name: input.name,
+    create_access_level: input.createAccessLevel,
+    created_at: now,
+    updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow().catch((err: unknown) => {
+    if (isUniqueViolation(err)) throw alreadyExists()
+    throw err
+  })
+}
+
+export async function deleteProtectedTag(db: Db, rule: ProtectedTagRow): Promise<void> {
+  await db.deleteFrom('protected_tags').where('id', '=', rule.id).execute()
+}
