@@ -1,5 +1,6 @@
-// Commit entities (spec: Commit): the commit summary every repository endpoint embeds, and the
-// detail of GET …/commits/:sha with stats, status and last_pipeline.
+// Commit entities (spec: Commit): the commit summary every repository endpoint embeds, the list
+// item with `stats` (with_stats), the detail of GET …/commits/:sha with stats, status and
+// last_pipeline, and a commit's reference entry (`{type, name}`).
 import { Type, type Static } from '@sinclair/typebox'
 import { signatureTime, type Commit } from '../git/repository.js'
 import { Nullable, NullableString } from './common.js'
@@ -22,6 +23,12 @@ export type CommitBasicEntity = Static<typeof CommitBasic>
 
 export const CommitStats = Type.Object({ additions: Type.Integer(), deletions: Type.Integer(), total: Type.Integer() })
 export type CommitStatsEntity = Static<typeof CommitStats>
+
+export const CommitWithStats = Type.Composite([CommitBasic, Type.Object({ stats: Type.Optional(CommitStats) })])
+export type CommitWithStatsEntity = Static<typeof CommitWithStats>
+
+export const CommitRef = Type.Object({ type: Type.Union([Type.Literal('branch'), Type.Literal('tag')]), name: Type.String() })
+export type CommitRefEntity = Static<typeof CommitRef>
 
 export const LastPipeline = Nullable(Type.Object({ id: Type.Integer(), ref: Type.String(), sha: Type.String(), status: Type.String() }))
 
@@ -52,6 +59,11 @@ export function presentCommit(commit: Commit): CommitBasicEntity {
     committer_email: commit.committer.email,
     committed_date: signatureTime(commit.committer),
   }
+}
+
+/** A list item: the summary, with the commit's stats when they were asked for. */
+export function presentCommitWithStats(commit: Commit, stats: CommitStatsEntity | null): CommitWithStatsEntity {
+  return { ...presentCommit(commit), ...(stats === null ? {} : { stats }) }
 }
 
 /**

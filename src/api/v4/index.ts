@@ -1,6 +1,7 @@
 // Mounts every resource of /api/v4: the whole API surface, readable in one file.
 import type { FastifyPluginAsync } from 'fastify'
 import branches from './branches.js'
+import commits from './commits.js'
 import customAttributes from './custom-attributes.js'
 import events from './events.js'
 import groups from './groups.js'
@@ -11,12 +12,14 @@ import projects from './projects.js'
 import protectedBranches from './protected-branches.js'
 import protectedTags from './protected-tags.js'
 import repository from './repository.js'
+import repositoryFiles from './repository-files.js'
 import tags from './tags.js'
 import users from './users.js'
 import version from './version.js'
 
 const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(branches)
+  await app.register(commits)
   await app.register(customAttributes)
   await app.register(events)
   await app.register(groups)
@@ -27,6 +30,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(protectedBranches)
   await app.register(protectedTags)
   await app.register(repository)
+  await app.register(repositoryFiles)
   await app.register(tags)
   await app.register(users)
   await app.register(version)
