@@ -1,6 +1,6 @@
 // buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as clients
 // send them), authentication, the error handler that keeps every failure in the original's
-// shapes, health checks, and /api/v4.
+// shapes, health checks, /api/v4, and git over HTTP.
 import { STATUS_CODES } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -14,6 +14,7 @@ import { databaseAnswers } from './db/index.js'
 import { RequestLog } from './request-log.js'
 import apiV4 from './api/v4/index.js'
 import uploads from './api/uploads.js'
+import gitHttp, { routeGitUrl } from './api/git-http.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,6 +36,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       querystringParser: parseParams,
     },
     bodyLimit: 10 * 1024 * 1024,
+    rewriteUrl: (req) => routeGitUrl(req.url ?? '/'),
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
     frameworkErrors: (error, _req, reply: FastifyReply) => {
@@ -96,6 +98,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   })
   await app.register(apiV4, { prefix: '/api/v4' })
   await app.register(uploads)
+  await app.register(gitHttp)
   return app
 }
 

@@ -1,0 +1,242 @@
+// Git smart HTTP (issue 3, "Git transport"): `git clone`, `fetch` and `push` against
+// `<INGOT_EXTERNAL_URL>/<full_path>.git` — `GET …/info/refs?service=…`, `POST …/git-upload-pack`,
+// `POST …/git-receive-pack` — answered as the original answers them: HTTP Basic credentials
+// (auth/git-credentials.ts), 401 with a challenge so git asks for credentials, 404 for a private
+// project the caller cannot see, 403 with the original's sentences (shown by git as `remote: …`),
+// and pushes decided by the one push check (refusalOf) from receive-pack's pre-receive hook, then
+// recorded by afterPush from its post-receive hook. Bodies stream both ways; a pack is never held.
+import path from 'node:path'
+import { Readable, pipeline } from 'node:stream'
+import { createGunzip } from 'node:zlib'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { Actor } from '../auth/actor.js'
+import { authenticateGitClient, type GitClient } from '../auth/git-credentials.js'
+import { NO_PROJECT_ACCESS, projectAccessFor } from '../finders/access.js'
+import { findProjectByIdOrPath } from '../finders/project-lookup.js'
+import { installHooks, serveHooks } from '../git/hooks.js'
+import {
+  NO_CACHE_HEADERS, ServiceFailedError, advertiseRefs, advertisementType, gitProtocolOf, hookPipesOf, isGitService,
+  outputOf, requestType, resultType, startService, type GitService, type ServiceOptions, type ServiceProcess,
+} from '../git/smart-http.js'
+import { canOnProject, type ProjectSubject } from '../policies/project-policy.js'
+import { afterPush } from '../services/push/after-push.js'
+import { refusalOf } from '../services/push/check-push.js'
+
+/** The original's answers (Gitlab::GitAccess), word for word: clients and people know them. */
+const MESSAGES = {
+  projectNotFound: 'The project you were looking for could not be found.',
+  download: 'You are not allowed to download code from this project.',
+  push: 'You are not allowed to push code to this project.',
+  tokenDownload: 'You are not allowed to download code.',
+  tokenUpload: 'You are not allowed to upload code.',
+  commandNotAllowed: "The command you're trying to execute is not allowed.",
+  blocked: 'Your account has been blocked.',
+  accessDenied: 'HTTP Basic: Access denied',
+}
+
+const REALM = 'Basic realm="Ingot"'
+
+/** A refusal answered as plain text, which git prints to its user as `remote: …` lines. */
+class GitHttpError extends Error {
+  constructor(readonly statusCode: number, message: string, readonly challenge = false) {
+    super(message)
+  }
+}
+
+const challenge = (message = MESSAGES.accessDenied) => new GitHttpError(401, message, true)
+
+type GitAction = 'info/refs' | GitService
+
+interface GitRoute {
+  /** The project's full path as the URL spells it (any case). */
+  fullPath: string
+  action: GitAction
+  /** Whether the URL named the repository with `.git`; only those are served, others redirected. */
+  dotGit: boolean
+}
+
+const GIT_URL = /^(.+?)(\.git)?\/(info\/refs|git-upload-pack|git-receive-pack)$/
+const GIT_URL_ENDING = /\/(?:info\/refs|git-upload-pack|git-receive-pack)$/
+
+/**
+ * Where the router finds git's URLs: under a prefix of their own, so that the catch-all their
+ * nesting needs overlaps no route of the API (and none of its answers to unreadable URLs).
+ */
+const GIT_ROUTE_PREFIX = '/-/git-http'
+
+/** For Fastify's rewriteUrl: a git URL (never one of /api or /-/) moved under GIT_ROUTE_PREFIX. */
+export function routeGitUrl(url: string): string {
+  const queryAt = url.indexOf('?')
+  const urlPath = queryAt === -1 ? url : url.slice(0, queryAt)
+  if (!GIT_URL_ENDING.test(urlPath) || urlPath.startsWith('/api/') || urlPath.startsWith('/-/')) return url
+  return `${GIT_ROUTE_PREFIX}${url}`
+}
+
+/** A namespace path and a project path: no empty, `.` or `..` segment, only path characters. */
+const FULL_PATH = /^(?!.*(?:^|\/)\.{1,2}(?:\/|$))[\w.-]+(?:\/[\w.-]+)+$/
+
+function gitRouteOf(url: string): GitRoute | null {
+  const match = GIT_URL.exec(url)
+  if (match === null || !FULL_PATH.test(match[1]!)) return null
+  return { fullPath: match[1]!, dotGit: match[2] !== undefined, action: match[3] as GitAction }
+}
+
+interface Authorized {
+  subject: ProjectSubject
+  actor: Actor | null
+}
+
+/**
+ * The project, if `client` may run `service` on it; otherwise the refusal, in the original's order:
+ * credentials (401), what the token's scopes allow (403), the project (404, or 401 for anonymous
+ * callers so that git asks for credentials), then reading or pushing (403). Push rules per ref
+ * are decided later, by the pre-receive hook.
+ */
+async function authorize(req: FastifyRequest, route: GitRoute, service: unknown, client: GitClient): Promise<Authorized> {
+  const { db } = req.server.ingot
+  if (client.kind === 'refused') throw challenge(client.message)
+  if (client.kind === 'blocked') throw new GitHttpError(403, MESSAGES.blocked)
+  const actor = client.kind === 'user' ? client.actor : null
+  if (!isGitService(service) || (actor === null && service === 'git-receive-pack')) {
+    throw actor === null ? challenge() : new GitHttpError(403, MESSAGES.commandNotAllowed)
+  }
+  if (client.kind === 'user') {
+    if (service === 'git-upload-pack' && !client.mayDownload) throw new GitHttpError(403, MESSAGES.tokenDownload)
+    if (service === 'git-receive-pack' && !client.mayPush) throw new GitHttpError(403, MESSAGES.tokenUpload)
+  }
+  const found = await findProjectByIdOrPath(db, route.fullPath)
+  const access = found === null || actor === null
+    ? NO_PROJECT_ACCESS
+    : (await projectAccessFor(db, actor.user.id, [found.project.id])).get(found.project.id) ?? NO_PROJECT_ACCESS
+  const subject = found === null ? null : { ...found, access }
+  if (subject === null || !canOnProject(actor, subject, 'read_project')) {
+    throw actor === null ? challenge() : new GitHttpError(404, MESSAGES.projectNotFound)
+  }
+  if (service === 'git-upload-pack' && !canOnProject(actor, subject, 'download_code')) {
+    throw actor === null ? challenge() : new GitHttpError(403, MESSAGES.download)
+  }
+  if (service === 'git-receive-pack' && !canOnProject(actor, subject, 'push_code')) throw new GitHttpError(403, MESSAGES.push)
+  return { subject, actor }
+}
+
+/** Content encodings of request bodies git sends: gzip for large fetch negotiations. */
+function bodyDecoderOf(encoding: string | string[] | undefined): 'gzip' | 'none' | null {
+  if (encoding === undefined || encoding === '' || encoding === 'identity') return 'none'
+  return encoding === 'gzip' || encoding === 'x-gzip' ? 'gzip' : null
+}
+
+/**
+ * Runs one stateless-rpc round of `service`: the request body (gunzipped) into git's stdin, git's
+ * stdout out as the response, both with backpressure. A client that goes away stops git.
+ */
+function runService(req: FastifyRequest, reply: FastifyReply, service: GitService, options: ServiceOptions, authorized: Authorized) {
+  const decoder = bodyDecoderOf(req.headers['content-encoding'])
+  if (decoder === null) throw new GitHttpError(415, 'Unsupported Content-Encoding')
+  const ctx = req.server.ingot
+  const { subject, actor: pusher } = authorized
+  // (authorize() answered anonymous pushes with a challenge already.)
+  if (service === 'git-receive-pack' && pusher === null) throw challenge()
+  const proc = startService(service, options)
+  const { child } = proc
+  const stop = () => { if (child.exitCode === null && child.signalCode === null) child.kill() }
+  if (service === 'git-receive-pack' && pusher !== null) {
+    const pipes = hookPipesOf(proc)
+    serveHooks(pipes.fromHooks, pipes.toHooks, {
+      async preReceive({ updates, env }) {
+        // Empty variables (a push that only deletes brings no objects) must not reach git.
+        const gitEnv = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''))
+        const refusal = await refusalOf({ ctx, subject, actor: pusher, updates, gitEnv })
+        return refusal === null ? { allow: true, messages: [] } : { allow: false, messages: [refusal] }
+      },
+      postReceive: (updates) => afterPush(ctx, subject.project, pusher, updates),
+      onError: (err) => req.log.error({ err, project: subject.project.id }, 'git push hook failed'),
+    })
+    child.once('exit', () => { pipes.fromHooks.destroy(); pipes.toHooks.destroy() })
+  }
+  let bodyError: Error | null = null
+  const finished = (err: NodeJS.ErrnoException | null) => {
+    // git going away before reading everything (EPIPE) is git's failure, told by its exit code.
+    if (err && err.code !== 'EPIPE') {
+      bodyError = err
+      stop()
+    }
+  }
+  if (decoder === 'gzip') pipeline(req.raw, createGunzip(), child.stdin, finished)
+  else pipeline(req.raw, child.stdin, finished)
+  reply.raw.once('close', () => { if (!reply.raw.writableFinished) stop() })
+  return reply.headers(NO_CACHE_HEADERS).type(resultType(service)).send(Readable.from(answerOf(proc, () => bodyError)))
+}
+
+/** git's answer; a git stopped by an unreadable request body (bad gzip) before answering is a 400. */
+async function* answerOf(proc: ServiceProcess, bodyError: () => Error | null): AsyncGenerator<Buffer> {
+  try {
+    yield* outputOf(proc)
+  } catch (err) {
+    if (err instanceof ServiceFailedError && bodyError() !== null) throw new GitHttpError(400, 'The request body could not be read.')
+    throw err
+  }
+}
+
+const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
+  const ctx = app.ingot
+  const hooksDir = await installHooks(path.join(ctx.config.dataDir, 'git-hooks'))
+  const routes = new WeakMap<FastifyRequest, GitRoute>()
+
+  // Bodies are git's to read, unparsed and unbuffered: no parser of the API applies here.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_req, _payload, done) => done(null))
+
+  app.setErrorHandler((err, req, reply) => {
+    if (err instanceof GitHttpError) {
+      if (err.challenge) void reply.header('www-authenticate', REALM)
+      return reply.code(err.statusCode).headers(NO_CACHE_HEADERS).type('text/plain; charset=utf-8').send(`${err.message}\n`)
+    }
+    // (ServiceFailedError too: git failed before answering.)
+    req.log.error({ err }, 'git request failed')
+    return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error\n')
+  })
+
+  // Anything else under the prefix is no route of ours: the API's 404, before any body is read.
+  app.addHook('onRequest', (req, reply, done) => {
+    const route = gitRouteOf((req.params as { '*': string })['*'] ?? '')
+    const method = req.method === 'HEAD' ? 'GET' : req.method
+    if (route === null || method !== (route.action === 'info/refs' ? 'GET' : 'POST')) {
+      reply.callNotFound()
+      return
+    }
+    routes.set(req, route)
+    done()
+  })
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: `${GIT_ROUTE_PREFIX}/*`,
+    config: { auth: 'none' },
+    handler: async (req, reply) => {
+      const route = routes.get(req)!
+      const query = req.query as Record<string, unknown>
+      if (!route.dotGit) {
+        // As the original: `…/project/info/refs` moves to `…/project.git/info/refs`; git follows.
+        if (route.action !== 'info/refs' || (query.service !== undefined && !isGitService(query.service))) return reply.callNotFound()
+        const search = isGitService(query.service) ? `?service=${query.service}` : ''
+        return reply.redirect(`/${route.fullPath}.git/info/refs${search}`, 301)
+      }
+      const service = route.action === 'info/refs' ? query.service : route.action
+      const client = await authenticateGitClient(ctx.db, req.headers.authorization)
+      const authorized = await authorize(req, route, service, client)
+      const options: ServiceOptions = {
+        gitDir: ctx.repositories.repositoryPath(authorized.subject.project.id),
+        protocol: gitProtocolOf(req.headers['git-protocol']),
+        hooksDir,
+      }
+      const gitService = service as GitService
+      if (route.action === 'info/refs') {
+        return reply.headers(NO_CACHE_HEADERS).type(advertisementType(gitService)).send(Readable.from(advertiseRefs(gitService, options)))
+      }
+      if (req.headers['content-type'] !== requestType(gitService)) throw new GitHttpError(415, 'Unsupported Media Type')
+      return runService(req, reply, gitService, options, authorized)
+    },
+  })
+}
+
+export default gitHttp

@@ -1,0 +1,132 @@
+// The git side of the smart HTTP protocol (as `git http-backend` speaks it): `upload-pack` and
+// `receive-pack` in --stateless-rpc mode, their ref advertisements with the `# service=` preamble
+// (left out for protocol v2), content types and the headers that keep proxies from caching.
+// Streams only: packs pass through and are never held in memory.
+import type { Duplex } from 'node:stream'
+import { spawnGit, type GitProcess } from './command.js'
+import { HOOK_REQUEST_FD, HOOK_VERDICT_FD } from './hooks.js'
+
+export type GitService = 'git-upload-pack' | 'git-receive-pack'
+export function isGitService(value: unknown): value is GitService {
+  return value === 'git-upload-pack' || value === 'git-receive-pack'
+}
+
+export const advertisementType = (service: GitService) => `application/x-${service}-advertisement`
+export const requestType = (service: GitService) => `application/x-${service}-request`
+export const resultType = (service: GitService) => `application/x-${service}-result`
+
+/** What git http-backend sends so that no cache keeps a ref advertisement or a pack. */
+export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-cache, max-age=0, must-revalidate',
+  pragma: 'no-cache',
+  expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
+}
+
+/** Namespaces Ingot keeps for itself: invisible to pushes, so nobody can write them. */
+const HIDDEN_FROM_PUSHES = ['refs/merge-requests', 'refs/keep-around', 'refs/environments', 'refs/pipelines', 'refs/tmp']
+
+function pktLine(text: string): string {
+  return `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, '0')}${text}`
+}
+
+/**
+ * The value of a client's `Git-Protocol` header for the GIT_PROTOCOL variable, as git http-backend
+ * passes it (`version=2`, keys joined by `:`); null when absent or when it holds anything else.
+ */
+export function gitProtocolOf(header: string | string[] | undefined): string | null {
+  const value = Array.isArray(header) ? header.join(':') : header
+  if (value === undefined || value === '' || value.length > 256 || !/^[A-Za-z0-9=:._-]+$/.test(value)) return null
+  return value
+}
+
+function isProtocolV2(protocol: string | null): boolean {
+  return protocol !== null && protocol.split(':').includes('version=2')
+}
+
+export interface ServiceOptions {
+  gitDir: string
+  /** GIT_PROTOCOL for git, from gitProtocolOf. */
+  protocol: string | null
+  /** For receive-pack: the directory installHooks filled. */
+  hooksDir?: string
+}
+
+function serviceArgs(service: GitService, options: ServiceOptions): string[] {
+  if (service === 'git-upload-pack') return ['upload-pack']
+  if (options.hooksDir === undefined) throw new Error('receive-pack needs the hooks directory')
+  return [
+    '-c', `core.hooksPath=${options.hooksDir}`,
+    ...HIDDEN_FROM_PUSHES.flatMap((prefix) => ['-c', `receive.hideRefs=${prefix}`]),
+    'receive-pack',
+  ]
+}
+
+function serviceEnv(options: ServiceOptions): Record<string, string> {
+  return options.protocol === null ? {} : { GIT_PROTOCOL: options.protocol }
+}
+
+/** The exit code of a child, once it has exited (null when killed by a signal). */
+function exitOf(child: GitProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+/** A service that failed before it wrote a byte of its answer. */
+export class ServiceFailedError extends Error {}
+
+/**
+ * The stdout of a started service as a response body, with `preamble` before its first byte. A
+ * git that fails before answering throws ServiceFailedError before any byte (so the request can
+ * still be answered with an error); one that fails midway throws, cutting the response short, so
+ * a failure never passes for a complete answer. An abandoned body stops git.
+ */
+export async function* outputOf(service: ServiceProcess, preamble: Buffer | null = null): AsyncGenerator<Buffer> {
+  const { child } = service
+  let answered = false
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      yield answered || preamble === null ? chunk : Buffer.concat([preamble, chunk])
+      answered = true
+    }
+    const code = await exitOf(child)
+    if (code !== 0) {
+      const message = `git ${service.args.join(' ')} failed (${code ?? 'killed'}): ${service.stderrText().trim()}`
+      throw answered ? new Error(message) : new ServiceFailedError(message)
+    }
+    // A service that says nothing and succeeds (receive-pack given no commands): the preamble alone.
+    if (!answered && preamble !== null) yield preamble
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill()
+  }
+}
+
+/** The answer to `GET …/info/refs?service=…`: the preamble, then git's advertisement, streamed. */
+export function advertiseRefs(service: GitService, options: ServiceOptions): AsyncGenerator<Buffer> {
+  const started = spawnGit([...serviceArgs(service, options), '--stateless-rpc', '--advertise-refs', options.gitDir], {
+    env: serviceEnv(options),
+  })
+  started.child.stdin.end()
+  const v2 = isProtocolV2(options.protocol) && service === 'git-upload-pack'
+  return outputOf(started, v2 ? null : Buffer.from(`${pktLine(`# service=${service}\n`)}0000`))
+}
+
+/**
+ * Starts a service for one request of the client: its stdin takes the request body, its stdout is
+ * the response body. receive-pack also gets the hook pipes (fds 3 and 4, see hooksOf).
+ */
+export function startService(service: GitService, options: ServiceOptions) {
+  return spawnGit([...serviceArgs(service, options), '--stateless-rpc', options.gitDir], {
+    env: serviceEnv(options), extraFds: service === 'git-receive-pack' ? 2 : 0,
+  })
+}
+
+export type ServiceProcess = ReturnType<typeof startService>
+
+/** The hook pipes of a receive-pack started by startService, for serveHooks. */
+export function hookPipesOf(service: ServiceProcess): { fromHooks: Duplex; toHooks: Duplex } {
+  const stdio = service.child.stdio as unknown as readonly (Duplex | null | undefined)[]
+  const fromHooks = stdio[HOOK_REQUEST_FD]
+  const toHooks = stdio[HOOK_VERDICT_FD]
+  if (!fromHooks || !toHooks) throw new Error('receive-pack was started without its hook pipes')
+  return { fromHooks, toHooks }
+}
