@@ -146,7 +146,10 @@ export interface ProjectsTable {
   runners_token: string
   forked_from_project_id: Generated<number | null>
   star_count: Generated<number>
+  /** Kept by triggers (migration 0003) from forked_from_project_id. */
   forks_count: Generated<number>
+  /** The default branch's README at the repository root (readme_url); kept by the statistics job. */
+  readme_path: Generated<string | null>
   open_issues_count: Generated<number>
   created_at: number
   updated_at: number

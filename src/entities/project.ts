@@ -1,7 +1,8 @@
 // Project entities (spec: Project), as the original's BasicProjectDetails, Project and
 // ProjectWithAccess:
 //   ProjectSimple       the simple form (simple=true, and anonymous reads of GET /projects[/:id])
-//   Project             the full form (writes, star, archive, group project lists)
+//   Project             the full form (writes, star, archive, group project lists); a fork's
+//                       shows the project it was forked from, in the simple form
 //   ProjectWithAccess   the full form plus the caller's `permissions` (signed-in reads)
 //   ProjectGroupLink    a share of a project with a group (POST /projects/:id/share)
 import { Type, type Static } from '@sinclair/typebox'
@@ -89,6 +90,8 @@ export const Project = Type.Composite([ProjectSimple, Type.Object({
   shared_runners_enabled: Type.Boolean(),
   lfs_enabled: Type.Boolean(),
   creator_id: Type.Integer(),
+  /** Only on forks, and only when the caller may see the project forked from. */
+  forked_from_project: Type.Optional(ProjectSimple),
   import_status: Type.String(),
   import_error: Type.Optional(NullableString),
   open_issues_count: Type.Optional(Type.Integer()),
@@ -134,6 +137,14 @@ export interface ProjectView {
   statistics: ProjectStatisticsRow | null
   /** Loaded only for with_custom_attributes from an admin. */
   customAttributes: CustomAttributeEntity[] | null
+  /** The project this one was forked from, when it is a fork the caller may see the source of. */
+  forkedFrom: ForkSourceView | null
+}
+
+/** What the simple form of a fork's source is made of. */
+export interface ForkSourceView {
+  project: ProjectRow
+  namespace: NamespaceRow
 }
 
 export function projectFullPath(view: Pick<ProjectView, 'project' | 'namespace'>): string {
@@ -160,6 +171,22 @@ export function presentProjectSimple(view: ProjectView, ctx: PresentContext): Pr
   return presentFull(view, ctx, {}, false)
 }
 
+function presentForkSource(source: ForkSourceView, ctx: PresentContext): ProjectSimpleEntity {
+  return presentProjectSimple({
+    ...source, owner: null, access: null, sharedWithGroups: [], statistics: null, customAttributes: null, forkedFrom: null,
+  }, ctx)
+}
+
+/**
+ * The original's readme_url: the blob page of the default branch's README (kept in readme_path by
+ * the statistics job); null for an empty repository or one without a README.
+ */
+function readmeUrl(project: ProjectRow, webUrl: string): string | null {
+  if (project.readme_path === null || project.default_branch === null) return null
+  const segments = [...project.default_branch.split('/'), project.readme_path].map(encodeURIComponent)
+  return `${webUrl}/blob/${segments.join('/')}`
+}
+
 export interface ProjectPresentOptions {
   /**
    * The caller may administer the project and the answer is about this one project (GET, create,
@@ -180,6 +207,7 @@ function presentFull(view: ProjectView, ctx: PresentContext, options: ProjectPre
   const { project, statistics } = view
   const fullPath = projectFullPath(view)
   const self = `${ctx.apiUrl}/projects/${project.id}`
+  const webUrl = `${ctx.baseUrl}/${fullPath}`
   const adminFields = options.userCanAdminProject === true
   const issuesEnabled = project.issues_enabled === 1
   return {
@@ -194,9 +222,8 @@ function presentFull(view: ProjectView, ctx: PresentContext, options: ProjectPre
     tag_list: parseJsonArray(project.tag_list).sort(),
     ssh_url_to_repo: `git@${ctx.sshHost}:${fullPath}.git`,
     http_url_to_repo: `${ctx.baseUrl}/${fullPath}.git`,
-    web_url: `${ctx.baseUrl}/${fullPath}`,
-    // Repositories are empty until pushed to, and an empty repository has no README.
-    readme_url: null,
+    web_url: webUrl,
+    readme_url: readmeUrl(project, webUrl),
     avatar_url: project.avatar_path === null ? null : `${ctx.baseUrl}/uploads/${project.avatar_path}`,
     star_count: project.star_count,
     forks_count: project.forks_count,
@@ -225,6 +252,7 @@ function presentFull(view: ProjectView, ctx: PresentContext, options: ProjectPre
     shared_runners_enabled: project.shared_runners_enabled === 1,
     lfs_enabled: project.lfs_enabled === 1,
     creator_id: project.creator_id,
+    forked_from_project: view.forkedFrom === null ? undefined : presentForkSource(view.forkedFrom, ctx),
     import_status: project.import_status,
     import_error: adminFields ? project.import_error : undefined,
     open_issues_count: issuesEnabled ? project.open_issues_count : undefined,

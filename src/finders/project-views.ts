@@ -1,15 +1,17 @@
 // Loads everything the project entities show for a page of projects in a fixed number of queries,
-// whatever the page size: namespaces, owners, the caller's access, shares, statistics, attributes.
+// whatever the page size: namespaces, owners, the caller's access, shares, statistics, attributes,
+// and the projects forks were forked from.
 import type { Db } from '../db/index.js'
 import type { NamespaceRow, ProjectRow } from '../db/schema.js'
 import { readCacheOf } from '../db/read-cache.js'
 import type { Actor } from '../auth/actor.js'
-import type { ProjectView, SharedWithGroupEntity } from '../entities/project.js'
+import type { ForkSourceView, ProjectView, SharedWithGroupEntity } from '../entities/project.js'
 import type { CustomAttributeEntity } from '../entities/common.js'
 import { REPORTER } from '../policies/access-levels.js'
+import { canReadProject } from '../policies/project-policy.js'
 import { NO_PROJECT_ACCESS, projectAccessFor, type ProjectAccess } from './access.js'
 import { customAttributesOf } from './custom-attributes.js'
-import { namespacesById, usersById } from './rows.js'
+import { namespacesById, projectsById, usersById } from './rows.js'
 
 export interface ProjectViewOptions {
   /** statistics=true: loaded for the projects where the caller is Reporter or more (or admin). */
@@ -29,7 +31,7 @@ export async function loadProjectViews(
 ): Promise<ProjectView[]> {
   if (projects.length === 0) return []
   const ids = projects.map((p) => p.id)
-  const [namespaces, access, shares, attributes] = await Promise.all([
+  const [namespaces, access, shares, attributes, forkSources] = await Promise.all([
     known.namespace !== undefined
       ? new Map([[known.namespace.id, known.namespace]])
       : namespacesById(db, projects.map((p) => p.namespace_id)),
@@ -38,6 +40,7 @@ export async function loadProjectViews(
       : projectAccessFor(db, actor.user.id, ids),
     sharesOf(db, ids),
     options.customAttributes ? customAttributesOf(db, 'project', ids) : null,
+    forkSourcesOf(db, actor, projects),
   ])
   const ownerIds = [...namespaces.values()].flatMap((n) => (n.kind === 'user' && n.owner_id !== null ? [n.owner_id] : []))
   const mayReadStatistics = (id: number) => actor !== null && (actor.user.admin === 1 || (access?.get(id)?.level ?? 0) >= REPORTER)
@@ -58,8 +61,25 @@ export async function loadProjectViews(
       sharedWithGroups: shares.get(project.id) ?? [],
       statistics: statisticsById.get(project.id) ?? null,
       customAttributes: attributes === null ? null : attributes.get(project.id) ?? ([] as CustomAttributeEntity[]),
+      forkedFrom: project.forked_from_project_id === null ? null : forkSources.get(project.forked_from_project_id) ?? null,
     }
   })
+}
+
+/** The projects the forks among `projects` were forked from, those the caller may see, by id. */
+async function forkSourcesOf(db: Db, actor: Actor | null, projects: readonly ProjectRow[]): Promise<Map<number, ForkSourceView>> {
+  const sourceIds = [...new Set(projects.flatMap((p) => (p.forked_from_project_id === null ? [] : [p.forked_from_project_id])))]
+  if (sourceIds.length === 0) return new Map()
+  const [sources, access] = await Promise.all([
+    projectsById(db, sourceIds),
+    actor === null ? null : projectAccessFor(db, actor.user.id, sourceIds),
+  ])
+  const readable = [...sources.values()].filter((source) => canReadProject(actor, source, access?.get(source.id) ?? NO_PROJECT_ACCESS))
+  const namespaces = await namespacesById(db, readable.map((source) => source.namespace_id))
+  return new Map(readable.flatMap((project) => {
+    const namespace = namespaces.get(project.namespace_id)
+    return namespace === undefined ? [] : [[project.id, { project, namespace }] as const]
+  }))
 }
 
 /** The groups each project is shared with, through the read cache. */

@@ -25,6 +25,8 @@ export type ProjectScope =
   | { kind: 'personal'; userId: number }
   /** A group's own projects and the projects shared with it. */
   | { kind: 'group'; groupId: number }
+  /** The forks of a project (GET /projects/:id/forks). */
+  | { kind: 'forks'; projectId: number }
 
 export interface ProjectFilters {
   /** true: archived only; false: not archived; undefined: both. */
@@ -66,6 +68,7 @@ function inScope(scope: ProjectScope): Expression<SqlBool> | null {
       (select n.id from namespaces n where n.kind = 'user' and n.owner_id = ${scope.userId})`
     case 'group': return sql<SqlBool>`(projects.namespace_id = ${scope.groupId} or projects.id in
       (select l.project_id from project_group_links l where l.group_id = ${scope.groupId}))`
+    case 'forks': return sql<SqlBool>`projects.forked_from_project_id = ${scope.projectId}`
   }
 }
 

@@ -41,6 +41,29 @@ export class RepositoryStorage {
     await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch ?? 'master'}`, dir])
   }
 
+  /**
+   * Creates a fork's repository: the source's branches and tags, HEAD naming the same branch.
+   *
+   * A local bare clone hard-links the source's object files instead of copying them, so a fork
+   * costs next to no disk until either side repacks, and it is safe: git never rewrites an object
+   * file in place (a repack or gc writes new files and unlinks old names), so deleting, repacking
+   * or pruning the source later leaves every file the fork links intact. Alternates
+   * (objects/info/alternates, `clone --shared`) would share more but leave the fork broken once the
+   * source is deleted or prunes; the original's object pools avoid that with a third repository
+   * that we do not need while forks are rare. Across filesystems git falls back to copying.
+   */
+  async fork(sourceProjectId: number, forkProjectId: number): Promise<void> {
+    const source = this.repositoryPath(sourceProjectId)
+    const dir = this.repositoryPath(forkProjectId)
+    await fs.mkdir(path.dirname(dir), { recursive: true })
+    // A bare clone copies refs/heads/* and refs/tags/* as they are, and nothing else.
+    await runGit(['clone', '--bare', '--local', '--quiet', '--', source, dir])
+    // The fork does not track its source: no remote is left in its configuration.
+    await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: dir })
+    const head = (await runGit(['symbolic-ref', 'HEAD'], { gitDir: source })).trim()
+    await runGit(['symbolic-ref', 'HEAD', head], { gitDir: dir })
+  }
+
   /** Whether `branch` may become HEAD: it exists, or the repository has no branch yet. */
   async branchUsableAsHead(projectId: number, branch: string): Promise<boolean> {
     const gitDir = this.repositoryPath(projectId)

@@ -1,6 +1,7 @@
 // Projects (spec: Project; endpoints: Projects, GET /users/:user_id/projects,
 // GET /groups/:id/projects), as the original v4 API of release 11.5 answers them: the lists, one
-// project, create (also for another user), update, delete, star, archive and sharing with groups.
+// project, create (also for another user, optionally with a README), update, delete, star, archive,
+// sharing with groups, forks and the fork relation.
 // Forms: anonymous reads of /projects get the simple form; signed-in reads the full form with
 // `permissions`; writes, star and archive the full form; group project lists the full form.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -20,7 +21,8 @@ import type { ProjectAccess } from '../../finders/access.js'
 import { PROJECT_ORDERS, findProjectShare, findProjects, maintainedProjectTotal, type ProjectFilters, type ProjectScope } from '../../finders/projects-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES } from '../../policies/access-levels.js'
-import { MERGE_METHODS, createProject, creationNamespace, type ProjectSettingsInput } from '../../services/projects/create-project.js'
+import { MERGE_METHODS, createProject, creationNamespace, initializeWithReadme, type ProjectSettingsInput } from '../../services/projects/create-project.js'
+import { forkProject, linkFork, unlinkFork } from '../../services/projects/fork-project.js'
 import { updateProject } from '../../services/projects/update-project.js'
 import { deleteProject } from '../../services/projects/delete-project.js'
 import { setProjectArchived } from '../../services/projects/archive-project.js'
@@ -112,6 +114,8 @@ const CreateProjectBody = Type.Object({
   path: Type.Optional(Type.String()),
   /** A namespace id or full path; the caller's personal namespace when omitted. */
   namespace_id: Type.Optional(Type.String({ minLength: 1 })),
+  /** A first commit with README.md on the default branch. */
+  initialize_with_readme: BooleanParam({ default: false }),
   ...ProjectSettings,
 })
 
@@ -166,9 +170,12 @@ const PROJECT_LIST_TABLES = ['projects', 'namespaces', 'members', 'project_group
 /** What a project's JSON is made of, besides the caller's access that its key carries. */
 const PROJECT_JSON_TABLES = ['projects', 'namespaces', 'users', 'project_group_links']
 
-/** What a project's cached JSON depends on beyond PROJECT_JSON_TABLES: form, caller's access, admin fields. */
-function projectJsonKey(form: Form, projectId: number, access: ProjectAccess | null, userCanAdminProject: boolean): string {
-  return `${form}:${projectId}:${access?.projectAccess ?? '-'}:${access?.groupAccess ?? '-'}:${userCanAdminProject ? 'admin' : ''}`
+/**
+ * What a project's cached JSON depends on beyond PROJECT_JSON_TABLES: form, caller's access, admin
+ * fields, and for a fork whether the caller may see its source (`forked_from_project`).
+ */
+function projectJsonKey(form: Form, projectId: number, access: ProjectAccess | null, userCanAdminProject: boolean, showsForkSource = false): string {
+  return `${form}:${projectId}:${access?.projectAccess ?? '-'}:${access?.groupAccess ?? '-'}:${userCanAdminProject ? 'admin' : ''}${showsForkSource ? ':fork' : ''}`
 }
 
 /** One page of a project list: the whole answer cached per caller and URL, each project's JSON too. */
@@ -184,7 +191,7 @@ async function sendList(
     const body = await jsonArrayOf(req, reply, itemSchema, {
       name: 'projects',
       tables: PROJECT_JSON_TABLES,
-      keyOf: (view) => (cacheable ? projectJsonKey(form, view.project.id, view.access, false) : null),
+      keyOf: (view) => (cacheable ? projectJsonKey(form, view.project.id, view.access, false, view.forkedFrom !== null) : null),
     }, () => loadProjectViews(db, req.actor, page.items, options), (view) => presentForm(view, req, form))
     return { headers: paginationHeaders(req, page), body }
   })
@@ -230,22 +237,25 @@ async function listProjects(req: FastifyRequest, reply: FastifyReply, scope: Pro
   })
 }
 
-function settingsOf(body: Partial<Static<typeof UpdateProjectBody>>): ProjectSettingsInput {
-  const { name: _name, path: _path, public_builds: publicBuilds, public_jobs: publicJobs, ...settings } = body
+function settingsOf(body: Partial<Static<typeof UpdateProjectBody>> & { namespace_id?: string; initialize_with_readme?: boolean }): ProjectSettingsInput {
+  const {
+    name: _name, path: _path, namespace_id: _namespace, initialize_with_readme: _readme, public_builds: publicBuilds, public_jobs: publicJobs,
+    ...settings
+  } = body
   const publicJobsValue = publicJobs ?? publicBuilds
   return { ...settings, ...(publicJobsValue === undefined ? {} : { public_jobs: publicJobsValue }) }
 }
 
 async function create(req: FastifyRequest, creator: Actor, body: CreateBody): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
-  const { db, repositories } = req.server.ingot
-  const namespace = await creationNamespace(db, creator, body.namespace_id)
-  const project = await createProject(db, repositories, creator, {
+  const ctx = req.server.ingot
+  const namespace = await creationNamespace(ctx.db, creator, body.namespace_id)
+  const project = await createProject(ctx.db, ctx.repositories, creator, {
     ...settingsOf(body),
     ...(body.name === undefined ? {} : { name: body.name }),
     ...(body.path === undefined ? {} : { path: body.path }),
     namespace,
   })
-  return { project, namespace }
+  return { project: body.initialize_with_readme ? await initializeWithReadme(ctx, creator, project, namespace) : project, namespace }
 }
 
 /** The original refuses a reached project limit on POST /projects with 403 and the messages alone. */
@@ -258,6 +268,11 @@ function limitReachedAsForbidden(err: unknown): never {
 }
 
 const IdWithGroupParams = Type.Object({ id: Type.String({ minLength: 1 }), group_id: Type.Integer() })
+
+const ForkBody = Type.Object({
+  /** The target namespace's id or full path; the caller's personal namespace when omitted. */
+  namespace: Type.Optional(Type.String()),
+})
 
 const projects: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/projects', {
@@ -297,10 +312,52 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     const options = { statistics: req.query.statistics, customAttributes: req.query.with_custom_attributes && isAdmin(req.actor) }
     const form: Form = req.actor === null ? 'simple' : 'withAccess'
     const admin = canOnProject(req.actor, loaded, 'admin_project')
-    const key = options.statistics || options.customAttributes ? null : projectJsonKey(form, loaded.project.id, loaded.access, admin)
+    // Whether a fork's answer shows its source is known only once loaded: forks' full forms are not cached here.
+    const forkSourceUnknown = form !== 'simple' && loaded.project.forked_from_project_id !== null
+    const key = options.statistics || options.customAttributes || forkSourceUnknown ? null : projectJsonKey(form, loaded.project.id, loaded.access, admin)
     return sendJsonItem(req, reply, form === 'simple' ? ProjectSimple : ProjectWithAccess, { name: 'projects', tables: PROJECT_JSON_TABLES }, key,
       () => loadProjectView(req.server.ingot.db, req.actor, loaded.project, options, loaded),
       (view) => presentForm(view, req, form, admin))
+  })
+
+  app.get('/projects/:id/forks', {
+    config: { auth: 'optional' },
+    schema: { params: IdParams, querystring: UserProjectsQuery, response: { 200: Type.Array(ProjectForms) } },
+  }, async (req, reply) => {
+    const { project } = await loadProject(req, req.params.id)
+    return listProjects(req, reply, { kind: 'forks', projectId: project.id }, req.query)
+  })
+
+  app.post('/projects/:id/fork', {
+    schema: { params: IdParams, body: ForkBody, response: { 201: Project } },
+  }, async (req, reply) => {
+    const actor = requireActor(req)
+    const source = await loadProject(req, req.params.id)
+    const { project, namespace } = await forkProject(req.server.ingot, actor, source, { namespace: req.body.namespace })
+    return sendProject(req, reply, 201, project, namespace)
+  })
+
+  // The fork relation alone, set by administrators (for projects imported separately) and removed
+  // by owners; no repository changes.
+  app.post('/projects/:id/fork/:forked_from_id', {
+    schema: { params: Type.Object({ id: Type.String({ minLength: 1 }), forked_from_id: Type.String({ minLength: 1 }) }), response: { 201: Project } },
+  }, async (req, reply) => {
+    requireAdmin(req)
+    const source = await loadProject(req, req.params.forked_from_id)
+    const { project } = await loadProject(req, req.params.id)
+    const { db } = req.server.ingot
+    const linked = await linkFork(db, project, source.project)
+    return sendAs(reply.code(201), Project, presentForm(await loadProjectView(db, req.actor, linked), req, 'full'))
+  })
+
+  app.delete('/projects/:id/fork', {
+    schema: { params: IdParams },
+  }, async (req, reply) => {
+    // The original's remove_fork_project: the project's owners (and admins), as remove_project.
+    const { project } = await authorizedProject(req, req.params.id, 'remove_project')
+    checkUnmodifiedSince(req, project.updated_at)
+    if (!await unlinkFork(req.server.ingot.db, project)) throw notModified()
+    return reply.code(204).send()
   })
 
   app.post('/projects', {

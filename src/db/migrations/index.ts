@@ -2,8 +2,10 @@
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_initial.js'
 import * as m0002 from './0002_repositories.js'
+import * as m0003 from './0003_forks_and_readme.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_repositories': m0002,
+  '0003_forks_and_readme': m0003,
 }

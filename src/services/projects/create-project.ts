@@ -1,6 +1,7 @@
 // Creates a project in a namespace, with its bare repository, in one transaction (POST /projects,
-// POST /projects/user/:user_id). creationNamespace() decides where the creator may create it;
-// createProject() checks the project itself and the owner's project limit.
+// POST /projects/user/:user_id, and forks). creationNamespace() decides where the creator may
+// create it; createProject() checks the project itself and the owner's project limit;
+// initializeWithReadme() makes the first commit of `initialize_with_readme`.
 import { randomBytes } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
@@ -11,12 +12,17 @@ import type { RepositoryStorage } from '../../git/storage.js'
 import { isValidRefName } from '../../git/ref-names.js'
 import { MAINTAINER, visibilityLevel, type Visibility } from '../../policies/access-levels.js'
 import { canOnGroup } from '../../policies/group-policy.js'
-import { groupAccessFor } from '../../finders/access.js'
 import { getApplicationSettings } from '../settings.js'
 import { pathFromName, projectNameErrors, projectPathErrors } from '../namespaces/path-rules.js'
 import { visibilityErrors } from '../namespaces/visibility-rules.js'
 import { collectErrors } from '../validation.js'
 import { recordEvent } from '../events/record-event.js'
+import type { AppContext } from '../../context.js'
+import { NULL_OID } from '../../git/repository.js'
+import { writeCommit } from '../../git/write.js'
+import { NO_PROJECT_ACCESS, groupAccessFor, projectAccessFor } from '../../finders/access.js'
+import { moveRef } from '../push/move-refs.js'
+import { BRANCH_PREFIX } from '../push/check-push.js'
 
 export type MergeMethod = 'merge' | 'rebase_merge' | 'ff'
 export const MERGE_METHODS: readonly MergeMethod[] = ['merge', 'rebase_merge', 'ff']
@@ -130,31 +136,48 @@ async function projectLimitErrors(db: Db, namespace: NamespaceRow): Promise<stri
     : [`Your project limit is ${owner.projects_limit} projects! Please contact your administrator to increase it`]
 }
 
-/**
- * The namespace a project is created in: the given id or full path, which the creator must be
- * allowed to create projects in (their own, a group where they are Maintainer or more, any for
- * admins), or else their personal namespace. As the original, anything else is the field error
- * `namespace: is not valid`, whether the namespace is missing, hidden or closed to them.
- */
-export async function creationNamespace(db: Db, creator: Actor, idOrPath: string | undefined): Promise<NamespaceRow> {
-  if (idOrPath === undefined) {
-    return db.selectFrom('namespaces').selectAll().where('kind', '=', 'user').where('owner_id', '=', creator.user.id)
-      .executeTakeFirstOrThrow()
-  }
+/** A namespace by id or full path (case-insensitive), as the API's `namespace` parameters name one. */
+export async function findNamespace(db: Db, idOrPath: string): Promise<NamespaceRow | undefined> {
   const byId = /^\d+$/.test(idOrPath)
-  const namespace = byId && !fitsIntegerColumn(Number(idOrPath)) ? undefined : await db.selectFrom('namespaces').selectAll()
+  if (byId && !fitsIntegerColumn(Number(idOrPath))) return undefined
+  return db.selectFrom('namespaces').selectAll()
     .where(byId ? 'id' : 'full_path_lower', '=', byId ? Number(idOrPath) : idOrPath.toLowerCase())
     .executeTakeFirst()
-  const allowed = namespace !== undefined && (namespace.kind === 'user'
-    ? namespace.owner_id === creator.user.id || creator.user.admin === 1
-    : canOnGroup(creator, await groupAccessFor(db, creator.user.id, namespace.id), 'create_projects'))
-  if (namespace === undefined || !allowed) throw validationFailed({ namespace: ['is not valid'] })
+}
+
+/** Projects may be created in one's own namespace, in a group where one is Maintainer or more, by admins anywhere. */
+export async function mayCreateProjectsIn(db: Db, creator: Actor, namespace: NamespaceRow): Promise<boolean> {
+  if (namespace.kind === 'user') return namespace.owner_id === creator.user.id || creator.user.admin === 1
+  return canOnGroup(creator, await groupAccessFor(db, creator.user.id, namespace.id), 'create_projects')
+}
+
+export function personalNamespace(db: Db, user: { id: number }): Promise<NamespaceRow> {
+  return db.selectFrom('namespaces').selectAll().where('kind', '=', 'user').where('owner_id', '=', user.id).executeTakeFirstOrThrow()
+}
+
+/**
+ * The namespace a project is created in: the given id or full path, which the creator must be
+ * allowed to create projects in, or else their personal namespace. As the original, anything else
+ * is the field error `namespace: is not valid`, whether the namespace is missing, hidden or closed
+ * to them.
+ */
+export async function creationNamespace(db: Db, creator: Actor, idOrPath: string | undefined): Promise<NamespaceRow> {
+  if (idOrPath === undefined) return personalNamespace(db, creator.user)
+  const namespace = await findNamespace(db, idOrPath)
+  if (namespace === undefined || !await mayCreateProjectsIn(db, creator, namespace)) throw validationFailed({ namespace: ['is not valid'] })
   return namespace
 }
 
+/** Where a new project's repository comes from. */
+export interface ProjectOrigin {
+  /** A fork: the source's branches and tags (storage.fork), and the fork relation. */
+  forkOf?: ProjectRow
+}
+
 export async function createProject(
-  db: Db, repositories: RepositoryStorage, actor: Actor, input: CreateProjectInput,
+  db: Db, repositories: RepositoryStorage, actor: Actor, input: CreateProjectInput, origin: ProjectOrigin = {},
 ): Promise<ProjectRow> {
+  const { forkOf } = origin
   const name = input.name ?? input.path ?? ''
   const path = input.path ?? pathFromName(name)
   const settings = await getApplicationSettings(db)
@@ -187,6 +210,9 @@ export async function createProject(
       ci_config_path: input.ci_config_path ?? null,
       tag_list: JSON.stringify(normalizeTagList(input.tag_list ?? [])),
       runners_token: randomBytes(15).toString('base64url'),
+      // A fork is complete when created (the original's import finishes later: 'scheduled' first),
+      // and shows the source's README until its own statistics job runs.
+      ...(forkOf === undefined ? {} : { forked_from_project_id: forkOf.id, import_status: 'finished', readme_path: forkOf.readme_path }),
       created_at: now,
       updated_at: now,
       last_activity_at: now,
@@ -202,10 +228,40 @@ export async function createProject(
     }
     await recordEvent(trx, { action: 'created', authorId: actor.user.id, projectId: project.id })
     // Inside the transaction: if git cannot create the repository, no project row is left behind.
-    await repositories.create(project.id, project.default_branch)
+    if (forkOf === undefined) await repositories.create(project.id, project.default_branch)
+    else await repositories.fork(forkOf.id, project.id)
     return project
   }).catch((err: unknown) => {
     if (isUniqueViolation(err)) throw validationFailed({ name: ['has already been taken'], path: ['has already been taken'] })
     throw err
   })
+}
+
+/**
+ * `initialize_with_readme`: the original's first commit, README.md `# <name>\n\n<description>` on
+ * the default branch by the creator, made like any API write (push rules, a `pushed` event, the
+ * default branch set by the first push). The project exists either way: if the push rules refuse
+ * the creator (a Developer creating in a group whose first branch is for Maintainers), it is left
+ * empty, as the original leaves it when its README commit fails.
+ */
+export async function initializeWithReadme(ctx: AppContext, actor: Actor, project: ProjectRow, namespace: NamespaceRow): Promise<ProjectRow> {
+  const repo = ctx.repositories.open(project.id)
+  const author = { name: actor.user.name, email: actor.user.email }
+  const commit = await writeCommit(repo, {
+    parent: null,
+    changes: [{ path: 'README.md', content: Buffer.from(`# ${project.name}\n\n${project.description ?? ''}`) }],
+    message: 'Initial commit',
+    author,
+    committer: author,
+  })
+  const access = (await projectAccessFor(ctx.db, actor.user.id, [project.id])).get(project.id) ?? NO_PROJECT_ACCESS
+  const branch = project.default_branch ?? 'master'
+  const outcome = await moveRef(ctx, { project, namespace, access }, actor, { ref: `${BRANCH_PREFIX}${branch}`, oldId: NULL_OID, newId: commit })
+  if (outcome.status !== 'moved') {
+    ctx.log.warn({ project: project.id, outcome }, 'the README of initialize_with_readme was not committed')
+    return project
+  }
+  // The statistics job that the push enqueued would find the README too; the answer shows it already.
+  return ctx.db.updateTable('projects').set({ readme_path: 'README.md' })
+    .where('id', '=', project.id).returningAll().executeTakeFirstOrThrow()
 }

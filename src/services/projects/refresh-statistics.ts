@@ -1,35 +1,73 @@
-// A project's repository statistics (spec: Project `statistics`): commits on the default branch
-// and the repository's size on disk, worked out by a job after pushes so a push never waits.
-import fs from 'node:fs/promises'
-import path from 'node:path'
+// What a project shows of its repository without reading it on every request, worked out by a job
+// after pushes, forks and README commits so that none of them waits: the statistics (spec: Project
+// `statistics`: commits on the default branch, the repository's size) and the README behind
+// `readme_url`.
 import type { AppContext } from '../../context.js'
+import type { GitRepository } from '../../git/repository.js'
 
 export const REFRESH_STATISTICS_JOB = 'project.refresh_statistics'
 
-async function directorySize(dir: string): Promise<number> {
-  let total = 0
-  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name)
-    if (entry.isDirectory()) total += await directorySize(full)
-    else if (entry.isFile()) total += (await fs.stat(full)).size
-  }
-  return total
+/** Enqueues a refresh; while one is pending for the project, another request adds nothing. */
+export async function enqueueStatisticsRefresh(ctx: Pick<AppContext, 'jobs'>, projectId: number): Promise<void> {
+  await ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId }, { uniqueKey: `statistics:${projectId}` })
+}
+
+// The original's README rules (Gitlab::FileDetector, MarkupHelper): a root file named readme*, a
+// rendered format first, else plain text (no extension, .txt or .text), else none.
+const README_NAME = /^readme[^/]*$/i
+const MARKUP_EXTENSIONS = new Set([
+  'mdown', 'mkd', 'mkdn', 'md', 'markdown', 'adoc', 'ad', 'asciidoc', 'textile', 'rdoc', 'org', 'creole', 'wiki', 'mediawiki', 'rst',
+])
+
+function extensionOf(name: string): string | null {
+  const dot = name.lastIndexOf('.')
+  return dot === -1 ? null : name.slice(dot + 1).toLowerCase()
+}
+
+/** The README at the root of `revision` (default HEAD, the default branch), or null. */
+export async function readmePathOf(repo: GitRepository, revision = 'HEAD'): Promise<string | null> {
+  const commit = await repo.resolveCommit(revision)
+  if (commit === null) return null
+  const readmes = (await repo.listTree(commit, '', false)).filter((entry) => entry.type === 'blob' && README_NAME.test(entry.path))
+  const rendered = readmes.find((entry) => MARKUP_EXTENSIONS.has(extensionOf(entry.path) ?? ''))
+  const plain = readmes.find((entry) => ['txt', 'text', null].includes(extensionOf(entry.path)))
+  return (rendered ?? plain)?.path ?? null
+}
+
+/** Bytes of objects on disk (loose and packed), from `git count-objects -v` (which counts KiB). */
+async function repositorySize(repo: GitRepository): Promise<number> {
+  const counts = new Map((await repo.run(['count-objects', '-v'])).split('\n').map((line) => {
+    const [key = '', value = '0'] = line.split(': ')
+    return [key, Number(value)] as const
+  }))
+  return ((counts.get('size') ?? 0) + (counts.get('size-pack') ?? 0)) * 1024
 }
 
 export async function refreshStatistics(ctx: Pick<AppContext, 'db' | 'repositories'>, projectId: number): Promise<void> {
-  const project = await ctx.db.selectFrom('projects').select(['id', 'default_branch']).where('id', '=', projectId).executeTakeFirst()
+  const project = await ctx.db.selectFrom('projects').select(['id', 'readme_path']).where('id', '=', projectId).executeTakeFirst()
   if (project === undefined) return
   const repo = ctx.repositories.open(projectId)
-  const head = project.default_branch === null ? null : await repo.resolveCommit(project.default_branch)
-  const commitCount = head === null ? 0 : Number((await repo.run(['rev-list', '--count', head])).trim())
-  const repositorySize = await directorySize(repo.gitDir)
-  await ctx.db.updateTable('project_statistics')
-    .set((eb) => ({
-      commit_count: commitCount,
-      repository_size: repositorySize,
-      storage_size: eb('lfs_objects_size', '+', eb('job_artifacts_size', '+', repositorySize)),
-    }))
-    .where('project_id', '=', projectId).execute()
+  // HEAD names the default branch (kept so by project updates and the first push), as the
+  // original counts the commits of its root ref.
+  const head = await repo.resolveCommit('HEAD')
+  const [commitCount, size, readmePath] = await Promise.all([
+    head === null ? 0 : repo.run(['rev-list', '--count', head]).then((out) => Number(out.trim())),
+    repositorySize(repo),
+    readmePathOf(repo),
+  ])
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('project_statistics')
+      .set((eb) => ({
+        commit_count: commitCount,
+        repository_size: size,
+        storage_size: eb('lfs_objects_size', '+', eb('job_artifacts_size', '+', size)),
+      }))
+      .where('project_id', '=', projectId).execute()
+    // Written only when it changed: any write to projects ends every cached project answer.
+    if (readmePath !== project.readme_path) {
+      await trx.updateTable('projects').set({ readme_path: readmePath }).where('id', '=', projectId).execute()
+    }
+  })
 }
 
 export function defineStatisticsJob(ctx: AppContext): void {

@@ -1,7 +1,8 @@
 // Changes a project's name, path and settings (PUT /projects/:id) with the rules of creation: the
 // name and path stay unique in the namespace, a new visibility must fit the group and the
-// restricted levels, and a new default branch must be a branch of the repository (or the
-// repository must still be empty). Which caller may change what is the route's question.
+// restricted levels (and, for a fork, its source's), and a new default branch must be a branch of
+// the repository (or the repository must still be empty); readme_url follows the new default
+// branch at once. Which caller may change what is the route's question.
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow, ProjectRow, ProjectsTable } from '../../db/schema.js'
 import type { Updateable } from 'kysely'
@@ -9,17 +10,26 @@ import type { Actor } from '../../auth/actor.js'
 import { validationFailed } from '../../api/errors.js'
 import type { RepositoryStorage } from '../../git/storage.js'
 import { isValidRefName } from '../../git/ref-names.js'
-import { visibilityLevel } from '../../policies/access-levels.js'
+import { visibilityLevel, visibilityName } from '../../policies/access-levels.js'
 import { getApplicationSettings } from '../settings.js'
 import { visibilityErrors } from '../namespaces/visibility-rules.js'
 import { collectErrors } from '../validation.js'
 import {
   ciConfigPathErrors, isUniqueViolation, nameAndPathErrors, normalizeTagList, settingFlags, type ProjectSettingsInput,
 } from './create-project.js'
+import { readmePathOf } from './refresh-statistics.js'
 
 export interface UpdateProjectInput extends ProjectSettingsInput {
   name?: string
   path?: string
+}
+
+/** The original's rule for forks: never more open than the project they were forked from. */
+async function forkVisibilityErrors(db: Db, project: ProjectRow, level: number): Promise<string[]> {
+  if (project.forked_from_project_id === null) return []
+  const source = await db.selectFrom('projects').select('visibility_level').where('id', '=', project.forked_from_project_id).executeTakeFirst()
+  if (source === undefined || level <= source.visibility_level) return []
+  return [`${visibilityName(level)} is not allowed since the fork source project has lower visibility.`]
 }
 
 export async function updateProject(
@@ -39,7 +49,7 @@ export async function updateProject(
     path: input.path === undefined ? [] : taken.path,
     visibility_level: input.visibility === undefined || level === project.visibility_level
       ? []
-      : visibilityErrors(input.visibility, level, namespace, actor, settings, 'project'),
+      : [...visibilityErrors(input.visibility, level, namespace, actor, settings, 'project'), ...await forkVisibilityErrors(db, project, level)],
     default_branch: input.default_branch === undefined || isValidRefName(input.default_branch) ? [] : ['is invalid'],
     ci_config_path: ciConfigPathErrors(input.ci_config_path),
   })
@@ -48,6 +58,8 @@ export async function updateProject(
     throw validationFailed({ base: [`Could not change HEAD: branch '${newHead}' does not exist`] })
   }
 
+  // readme_url follows the default branch at once; pushes update it through the statistics job.
+  const readmePath = newHead === null ? undefined : await readmePathOf(repositories.open(project.id), `refs/heads/${newHead}`)
   const changes: Updateable<ProjectsTable> = {
     ...settingFlags(input),
     ...(input.name === undefined ? {} : { name }),
@@ -55,6 +67,7 @@ export async function updateProject(
     ...(input.description === undefined ? {} : { description: input.description }),
     ...(input.visibility === undefined ? {} : { visibility_level: level }),
     ...(input.default_branch === undefined ? {} : { default_branch: input.default_branch }),
+    ...(readmePath === undefined ? {} : { readme_path: readmePath }),
     ...(input.merge_method === undefined ? {} : { merge_method: input.merge_method }),
     ...(input.ci_config_path === undefined ? {} : { ci_config_path: input.ci_config_path === '' ? null : input.ci_config_path }),
     ...(input.tag_list === undefined ? {} : { tag_list: JSON.stringify(normalizeTagList(input.tag_list)) }),
