@@ -16,7 +16,10 @@ interface JobKind {
 
 export interface EnqueueOptions {
   runAt?: number
-  /** While a job with this key is pending, enqueuing another one does nothing. */
+  /**
+   * While a job with this key waits to run, enqueuing another one does nothing. Once it runs the key
+   * is free again, so a change made meanwhile gets a run of its own (recurring jobs keep theirs).
+   */
   uniqueKey?: string
 }
 
@@ -93,8 +96,9 @@ export class JobQueue {
   }
 
   private async claim(job: JobRow, now: number): Promise<boolean> {
+    const recurring = (this.kinds.get(job.kind)?.everyMs ?? null) !== null
     const result = await this.db.updateTable('jobs')
-      .set({ locked_until: now + LEASE_MS, attempts: job.attempts + 1 })
+      .set({ locked_until: now + LEASE_MS, attempts: job.attempts + 1, ...(recurring ? {} : { unique_key: null }) })
       .where('id', '=', job.id).where('attempts', '=', job.attempts)
       .executeTakeFirst()
     return result.numUpdatedRows === 1n
