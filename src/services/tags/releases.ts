@@ -13,20 +13,17 @@ export interface ReleaseInput {
   authorId: number
 }
 
+const newRelease = (input: ReleaseInput, now: number) => ({
+  project_id: input.projectId, tag: input.tag, description: input.description, author_id: input.authorId, created_at: now, updated_at: now,
+})
+
 export async function createRelease(db: Db, input: ReleaseInput): Promise<ReleaseRow> {
   const alreadyExists = () => conflict('Release already exists')
   const existing = await db.selectFrom('releases').select('id')
     .where('project_id', '=', input.projectId).where('tag', '=', input.tag).executeTakeFirst()
   if (existing !== undefined) throw alreadyExists()
   const now = Date.now()
-  return db.insertInto('releases').values({
-    project_id: input.projectId,
-    tag: input.tag,
-    description: input.description,
-    author_id: input.authorId,
-    created_at: now,
-    updated_at: now,
-  }).returningAll().executeTakeFirstOrThrow().catch((err: unknown) => {
+  return db.insertInto('releases').values(newRelease(input, now)).returningAll().executeTakeFirstOrThrow().catch((err: unknown) => {
     if (isUniqueViolation(err)) throw alreadyExists()
     throw err
   })
@@ -35,14 +32,7 @@ export async function createRelease(db: Db, input: ReleaseInput): Promise<Releas
 /** The tag's release with this description, created or replaced (a new tag's `release_description`). */
 export async function saveRelease(db: Db, input: ReleaseInput): Promise<void> {
   const now = Date.now()
-  await db.insertInto('releases').values({
-    project_id: input.projectId,
-    tag: input.tag,
-    description: input.description,
-    author_id: input.authorId,
-    created_at: now,
-    updated_at: now,
-  }).onConflict((oc) => oc.columns(['project_id', 'tag']).doUpdateSet({ description: input.description, updated_at: now }))
+  await db.insertInto('releases').values(newRelease(input, now)).onConflict((oc) => oc.columns(['project_id', 'tag']).doUpdateSet({ description: input.description, updated_at: now }))
     .execute()
 }
 
