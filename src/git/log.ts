@@ -43,37 +43,36 @@ export async function commitIdsPage(repo: GitRepository, selection: HistorySelec
 /**
  * History below a commit never changes: counts and last commits of a selection that starts at a
  * commit id are kept (not those of `all`, which depend on the refs), at most this many of each.
+ * Concurrent callers share one git process (a first lookup on a long history takes a while).
  */
 const KEPT = 10_000
 
-function keep<T>(cache: Map<string, T>, key: string, value: T): T {
+function remembered<T>(cache: Map<string, Promise<T>>, key: string, compute: () => Promise<T>): Promise<T> {
+  const known = cache.get(key)
+  if (known !== undefined) return known
   if (cache.size >= KEPT) cache.delete(cache.keys().next().value as string)
+  const value = compute()
   cache.set(key, value)
+  value.catch(() => cache.delete(key))
   return value
 }
 
-const counts = new Map<string, number>()
+const counts = new Map<string, Promise<number>>()
 
 /** How many commits the selection holds. */
 export async function countCommits(repo: GitRepository, selection: HistorySelection): Promise<number> {
   const args = selectionArgs(selection)
   if (args === null) return 0
-  const key = selection.all ? null : `${repo.gitDir}\0${args.join('\0')}`
-  const known = key === null ? undefined : counts.get(key)
-  if (known !== undefined) return known
-  const count = Number((await repo.run(['rev-list', '--count', ...args])).trim())
-  return key === null ? count : keep(counts, key, count)
+  const count = async () => Number((await repo.run(['rev-list', '--count', ...args])).trim())
+  return selection.all ? count() : remembered(counts, `${repo.gitDir}\0${args.join('\0')}`, count)
 }
 
-const lastCommits = new Map<string, string | null>()
+const lastCommits = new Map<string, Promise<string | null>>()
 
 /** The last commit at or below `commit` (a resolved id) that touched `path`; null when none did. */
 export async function lastCommitForPath(repo: GitRepository, commit: string, path: string): Promise<string | null> {
-  const key = `${repo.gitDir}\0${commit}\0${path}`
-  const known = lastCommits.get(key)
-  if (known !== undefined) return known
-  const out = await repo.run(['rev-list', '--max-count=1', '--end-of-options', commit, '--', path])
-  return keep(lastCommits, key, out.trim() || null)
+  return remembered(lastCommits, `${repo.gitDir}\0${commit}\0${path}`, async () =>
+    (await repo.run(['rev-list', '--max-count=1', '--end-of-options', commit, '--', path])).trim() || null)
 }
 
 export interface RefNames {

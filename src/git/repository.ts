@@ -187,6 +187,14 @@ export class GitRepository {
     }
   }
 
+  /**
+   * Adds the commits no commit-graph covers yet to the repository's commit-graph chain, with
+   * changed-path Bloom filters: path-limited history walks read them instead of every tree.
+   */
+  async writeCommitGraph(): Promise<void> {
+    await this.run(['commit-graph', 'write', '--reachable', '--changed-paths', '--split'], { timeoutMs: 600_000 })
+  }
+
   /** Entries of the tree at `revision` under `path` ('' for the root), recursively or one level. */
   async listTree(revision: string, path: string, recursive: boolean): Promise<TreeEntry[]> {
     const prefix = path === '' ? '' : `${path.replace(/\/+$/, '')}/`

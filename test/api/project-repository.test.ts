@@ -4,6 +4,8 @@
 // Run on SQLite, and on PostgreSQL with INGOT_TEST_DATABASE_URL.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import fs from 'node:fs/promises'
+import path from 'node:path'
 import { buildTestApp, EXTERNAL_URL, type TestApp } from '../helpers/app.js'
 import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
@@ -117,6 +119,10 @@ describe('project repository facts', () => {
       assert.deepEqual(res.body.statistics, {
         commit_count: 3, storage_size: expectedSize, repository_size: expectedSize, lfs_objects_size: 0, job_artifacts_size: 0,
       })
+      // The job also brought the commit-graph (with changed-path filters) up to date.
+      const chain = await fs.readFile(path.join(repo.gitDir, 'objects', 'info', 'commit-graphs', 'commit-graph-chain'), 'utf8')
+      assert.equal(chain.trim().split('\n').length, 1)
+      await repo.run(['commit-graph', 'verify'])
 
       // Packing changes the bytes on disk, and the next refresh sees it.
       await repo.run(['repack', '-a', '-d', '-q'])

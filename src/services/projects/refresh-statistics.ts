@@ -1,7 +1,8 @@
 // What a project shows of its repository without reading it on every request, worked out by a job
 // after pushes, forks and README commits so that none of them waits: the statistics (spec: Project
 // `statistics`: commits on the default branch, the repository's size) and the README behind
-// `readme_url`.
+// `readme_url`. The same job keeps the repository's commit-graph current, which history reads by
+// path (last commits of files, commit lists with `path`) need to stay fast on long histories.
 import type { AppContext } from '../../context.js'
 import type { GitRepository } from '../../git/repository.js'
 
@@ -43,9 +44,10 @@ async function repositorySize(repo: GitRepository): Promise<number> {
   return ((counts.get('size') ?? 0) + (counts.get('size-pack') ?? 0)) * 1024
 }
 
-export async function refreshStatistics(ctx: Pick<AppContext, 'db' | 'repositories'>, projectId: number): Promise<void> {
+/** Refreshes the project's statistics and README path; false when the project is gone. */
+export async function refreshStatistics(ctx: Pick<AppContext, 'db' | 'repositories'>, projectId: number): Promise<boolean> {
   const project = await ctx.db.selectFrom('projects').select(['id', 'readme_path']).where('id', '=', projectId).executeTakeFirst()
-  if (project === undefined) return
+  if (project === undefined) return false
   const repo = ctx.repositories.open(projectId)
   // HEAD names the default branch (kept so by project updates and the first push), as the
   // original counts the commits of its root ref.
@@ -68,10 +70,12 @@ export async function refreshStatistics(ctx: Pick<AppContext, 'db' | 'repositori
       await trx.updateTable('projects').set({ readme_path: readmePath }).where('id', '=', projectId).execute()
     }
   })
+  return true
 }
 
 export function defineStatisticsJob(ctx: AppContext): void {
   ctx.jobs.define(REFRESH_STATISTICS_JOB, async (payload) => {
-    await refreshStatistics(ctx, (payload as { projectId: number }).projectId)
+    const { projectId } = payload as { projectId: number }
+    if (await refreshStatistics(ctx, projectId)) await ctx.repositories.open(projectId).writeCommitGraph()
   })
 }

@@ -11,7 +11,7 @@ import { commitTitle } from '../../entities/commit.js'
 import { defaultBranchProtection } from '../../policies/protected-refs.js'
 import { recordEvent, type PushData } from '../events/record-event.js'
 import { getApplicationSettings } from '../settings.js'
-import { REFRESH_STATISTICS_JOB } from '../projects/refresh-statistics.js'
+import { enqueueStatisticsRefresh } from '../projects/refresh-statistics.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName, type RefUpdate } from './check-push.js'
 
 export interface CompletedPush {
@@ -107,7 +107,7 @@ export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Act
     }
   })
   if (newDefault !== null) await repo.run(['symbolic-ref', 'HEAD', `${BRANCH_PREFIX}${newDefault}`])
-  await ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId: project.id }, { uniqueKey: `statistics:${project.id}` })
+  await enqueueStatisticsRefresh(ctx, project.id)
   const updated = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()
   if (updated !== undefined) await ctx.pushListeners.notify({ project: updated, actor, updates }, ctx.log)
 }
