@@ -2,8 +2,8 @@
 // receive-pack with two extra pipes (fds 3 and 4) and `core.hooksPath` naming the directory below:
 // the pre-receive script writes the push's ref updates and quarantine variables to fd 3, then reads
 // a verdict from fd 4 (default deny: no answer is a refusal); the post-receive script writes the
-// updates that took effect and waits until Ingot has handled them. One `sh` per hook, and no
-// process of Ingot's own per push.
+// updates that took effect and waits until Ingot has handled them. One `sh` per hook and nothing
+// else (shell builtins only), and no process of Ingot's own per push.
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
@@ -20,7 +20,7 @@ const PRE_RECEIVE = `#!/bin/sh
   echo "Q=$GIT_QUARANTINE_PATH"
   echo "O=$GIT_OBJECT_DIRECTORY"
   echo "A=$GIT_ALTERNATE_OBJECT_DIRECTORIES"
-  cat
+  while IFS= read -r update; do printf '%s\\n' "$update"; done
   echo .
 } >&${HOOK_REQUEST_FD} || exit 1
 IFS= read -r verdict <&${HOOK_VERDICT_FD} || exit 1
@@ -34,7 +34,7 @@ const POST_RECEIVE = `#!/bin/sh
 # Installed by Ingot: tells Ingot which ref updates took effect.
 {
   echo post-receive
-  cat
+  while IFS= read -r update; do printf '%s\\n' "$update"; done
   echo .
 } >&${HOOK_REQUEST_FD} || exit 0
 IFS= read -r recorded <&${HOOK_VERDICT_FD}

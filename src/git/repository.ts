@@ -132,6 +132,11 @@ export class GitRepository {
     }
   }
 
+  /** Just the full names of the refs under the given prefixes. */
+  async refNames(...prefixes: string[]): Promise<string[]> {
+    return (await this.run(['for-each-ref', '--format=%(refname)', ...prefixes])).split('\n').filter((name) => name !== '')
+  }
+
   /** Refs under the given prefixes (`refs/heads/`, `refs/tags/`), each peeled to its commit. */
   async refs(...prefixes: string[]): Promise<RefInfo[]> {
     const format = '%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)%00%(contents)%1e'

@@ -45,14 +45,14 @@ export class PushListeners {
 /** Title of a pushed event's commit, as the original trims it. */
 const TITLE_LENGTH = 70
 
-async function pushDataOf(repo: GitRepository, update: RefUpdate, otherBranches: readonly string[]): Promise<PushData> {
+async function pushDataOf(repo: GitRepository, update: RefUpdate, branchesAfterPush: Promise<readonly string[]>): Promise<PushData> {
   const isTag = update.ref.startsWith(TAG_PREFIX)
   const action = update.oldId === NULL_OID ? 'created' : update.newId === NULL_OID ? 'removed' : 'pushed'
   let commitCount = 0
   if (!isTag && action === 'pushed') {
     commitCount = Number((await repo.run(['rev-list', '--count', `${update.oldId}..${update.newId}`])).trim())
   } else if (!isTag && action === 'created') {
-    const exclude = otherBranches.filter((ref) => ref !== update.ref).map((ref) => `^${ref}`)
+    const exclude = (await branchesAfterPush).filter((ref) => ref !== update.ref).map((ref) => `^${ref}`)
     commitCount = Number((await repo.run(['rev-list', '--count', update.newId, ...exclude])).trim())
   }
   const head = action === 'removed' ? null : await repo.resolveCommit(update.newId)
@@ -82,8 +82,8 @@ function firstDefaultBranch(updates: readonly RefUpdate[], headBranch: string | 
 export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
   if (updates.length === 0) return
   const repo = ctx.repositories.open(project.id)
-  const branches = (await repo.refs(BRANCH_PREFIX)).map((ref) => ref.name)
-  const pushData = await Promise.all(updates.map((update) => pushDataOf(repo, update, branches)))
+  const branchNames = repo.refNames(BRANCH_PREFIX)
+  const [branches, pushData] = await Promise.all([branchNames, Promise.all(updates.map((update) => pushDataOf(repo, update, branchNames)))])
   const keepsDefault = project.default_branch !== null && branches.includes(`${BRANCH_PREFIX}${project.default_branch}`)
   const newDefault = keepsDefault ? null : firstDefaultBranch(updates, await repo.headBranch(), branches)
   const defaultBranch = newDefault ?? (keepsDefault ? project.default_branch : null)

@@ -46,14 +46,15 @@ export async function refusalOf(check: PushCheck): Promise<string | null> {
   if (actor === null || (!admin && level < DEVELOPER)) return 'You are not allowed to push code to this project.'
   if (subject.project.archived) return 'You are not allowed to push code to an archived project.'
   const repo = ctx.repositories.open(subject.project.id)
-  const [branches, tags, settings, empty] = await Promise.all([
-    protectedBranchesOf(ctx.db, subject.project.id), protectedTagsOf(ctx.db, subject.project.id),
-    getApplicationSettings(ctx.db), repo.isEmpty(),
+  const [branches, tags, settings] = await Promise.all([
+    protectedBranchesOf(ctx.db, subject.project.id), protectedTagsOf(ctx.db, subject.project.id), getApplicationSettings(ctx.db),
   ])
+  // Asking git whether the repository is empty costs a process: only when the setting makes it matter.
+  const firstPushProtected = settings.default_branch_protection === 2
+    && updates.some((update) => update.ref.startsWith(BRANCH_PREFIX)) && await repo.isEmpty()
   for (const update of updates) {
     const refusal = update.ref.startsWith(BRANCH_PREFIX)
-      ? await branchRefusal(update, { repo, branches, admin, level, env: check.gitEnv, defaultBranch: subject.project.default_branch,
-        firstPushProtected: empty && settings.default_branch_protection === 2 })
+      ? await branchRefusal(update, { repo, branches, admin, level, env: check.gitEnv, defaultBranch: subject.project.default_branch, firstPushProtected })
       : update.ref.startsWith(TAG_PREFIX)
         ? tagRefusal(update, tags, admin, level)
         : 'You can only push branches and tags to this project.'
@@ -91,8 +92,8 @@ async function branchRefusal(update: RefUpdate, c: BranchContext): Promise<strin
     return null
   }
   if (!canPushToBranch(c.branches, branch, c.level, c.admin)) return 'You are not allowed to push code to protected branches on this project.'
-  const forced = !(await c.repo.isAncestor(update.oldId, update.newId, c.env))
-  if (forced && !canRewriteBranch(c.branches, branch, c.level, c.admin)) {
+  // Whether the push rewrites history matters (and costs a git process) only where rewriting is not allowed.
+  if (!canRewriteBranch(c.branches, branch, c.level, c.admin) && !(await c.repo.isAncestor(update.oldId, update.newId, c.env))) {
     return 'You are not allowed to force push code to a protected branch on this project.'
   }
   return null
