@@ -164,16 +164,22 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   if (decoder === 'gzip') pipeline(req.raw, createGunzip(), child.stdin, finished)
   else pipeline(req.raw, child.stdin, finished)
   reply.raw.once('close', () => { if (!reply.raw.writableFinished) stop() })
-  return reply.headers(NO_CACHE_HEADERS).type(resultType(service)).send(Readable.from(answerOf(proc, () => bodyError)))
+  return reply.headers(NO_CACHE_HEADERS).type(resultType(service)).send(Readable.from(answerOf(req, proc, () => bodyError)))
 }
 
-/** git's answer; a git stopped by an unreadable request body (bad gzip) before answering is a 400. */
-async function* answerOf(proc: ServiceProcess, bodyError: () => Error | null): AsyncGenerator<Buffer> {
+/**
+ * git's answer. A git that fails before answering was given a request it could not take (an
+ * unreadable gzip body, a broken protocol exchange): 400, with git's words in the log only (they
+ * may name paths on the server).
+ */
+async function* answerOf(req: FastifyRequest, proc: ServiceProcess, bodyError: () => Error | null): AsyncGenerator<Buffer> {
   try {
     yield* outputOf(proc)
   } catch (err) {
-    if (err instanceof ServiceFailedError && bodyError() !== null) throw new GitHttpError(400, 'The request body could not be read.')
-    throw err
+    if (!(err instanceof ServiceFailedError)) throw err
+    if (bodyError() !== null) throw new GitHttpError(400, 'The request body could not be read.')
+    req.log.warn({ err }, 'git refused a request')
+    throw new GitHttpError(400, 'The request could not be processed by git.')
   }
 }
 

@@ -242,6 +242,18 @@ describe('git smart HTTP', () => {
       })
       assert.equal(broken.status, 400)
       assert.equal(await broken.text(), 'The request body could not be read.\n')
+
+      // A readable body git cannot make sense of is the client's error too, never a 500.
+      const garbled = await fetch(`${client.baseUrl}/${await fullPathOf(project)}.git/git-upload-pack`, {
+        method: 'POST',
+        body: 'zzzz this is no pkt-line',
+        headers: {
+          'content-type': 'application/x-git-upload-pack-request',
+          authorization: `Basic ${Buffer.from(`${owner.user.username}:${PASSWORD}`).toString('base64')}`,
+        },
+      })
+      assert.equal(garbled.status, 400)
+      assert.equal(await garbled.text(), 'The request could not be processed by git.\n')
     })
 
     it('advertises refs with the service preamble, the content type and no-cache headers', async () => {
