@@ -45,14 +45,28 @@ export class PushListeners {
 /** Title of a pushed event's commit, as the original trims it. */
 const TITLE_LENGTH = 70
 
-async function pushDataOf(repo: GitRepository, update: RefUpdate, branchesAfterPush: Promise<readonly string[]>): Promise<PushData> {
+/** How far a push moved a branch along a straight line of single-parent commits (at most 100); null otherwise. */
+async function fastForwardLength(repo: GitRepository, oldId: string, newId: string): Promise<number | null> {
+  let id = newId
+  for (let count = 0; count < 100; count++) {
+    if (id === oldId) return count
+    const commit = await repo.readCommit(id)
+    if (commit === null || commit.parents.length !== 1) return null
+    id = commit.parents[0]!
+  }
+  return null
+}
+
+async function pushDataOf(repo: GitRepository, update: RefUpdate, branchesAfterPush: () => Promise<readonly string[]>): Promise<PushData> {
   const isTag = update.ref.startsWith(TAG_PREFIX)
   const action = update.oldId === NULL_OID ? 'created' : update.newId === NULL_OID ? 'removed' : 'pushed'
   let commitCount = 0
   if (!isTag && action === 'pushed') {
-    commitCount = Number((await repo.run(['rev-list', '--count', `${update.oldId}..${update.newId}`])).trim())
+    // Most pushes add a few commits in a line: counted through the cat-file readers, no process.
+    commitCount = await fastForwardLength(repo, update.oldId, update.newId)
+      ?? Number((await repo.run(['rev-list', '--count', `${update.oldId}..${update.newId}`])).trim())
   } else if (!isTag && action === 'created') {
-    const exclude = (await branchesAfterPush).filter((ref) => ref !== update.ref).map((ref) => `^${ref}`)
+    const exclude = (await branchesAfterPush()).filter((ref) => ref !== update.ref).map((ref) => `^${ref}`)
     commitCount = Number((await repo.run(['rev-list', '--count', update.newId, ...exclude])).trim())
   }
   const head = action === 'removed' ? null : await repo.resolveCommit(update.newId)
@@ -82,15 +96,23 @@ function firstDefaultBranch(updates: readonly RefUpdate[], headBranch: string | 
 export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
   if (updates.length === 0) return
   const repo = ctx.repositories.open(project.id)
-  const branchNames = repo.refNames(BRANCH_PREFIX)
-  const [branches, pushData] = await Promise.all([branchNames, Promise.all(updates.map((update) => pushDataOf(repo, update, branchNames)))])
-  const keepsDefault = project.default_branch !== null && branches.includes(`${BRANCH_PREFIX}${project.default_branch}`)
-  const newDefault = keepsDefault ? null : firstDefaultBranch(updates, await repo.headBranch(), branches)
+  // Listing the branches costs a git process: a push that creates or deletes none needs no list.
+  const branchesChanged = updates.some((u) => u.ref.startsWith(BRANCH_PREFIX) && (u.oldId === NULL_OID || u.newId === NULL_OID))
+  let branchList: Promise<string[]> | null = null
+  const listBranches = () => (branchList ??= repo.refNames(BRANCH_PREFIX))
+  const defaultBranchExists = async (name: string) => branchesChanged
+    ? (await listBranches()).includes(`${BRANCH_PREFIX}${name}`)
+    : (await repo.resolveCommit(`${BRANCH_PREFIX}${name}`)) !== null
+  const [keepsDefault, pushData] = await Promise.all([
+    project.default_branch === null ? false : defaultBranchExists(project.default_branch),
+    Promise.all(updates.map((update) => pushDataOf(repo, update, listBranches))),
+  ])
+  const newDefault = keepsDefault ? null : firstDefaultBranch(updates, await repo.headBranch(), await listBranches())
   const defaultBranch = newDefault ?? (keepsDefault ? project.default_branch : null)
   // The first push into an empty repository protects the default branch it creates, as the
   // instance's default_branch_protection says; later pushes and branches written before leave it be.
   const created = new Set(updates.filter((u) => u.oldId === NULL_OID && u.ref.startsWith(BRANCH_PREFIX)).map((u) => u.ref))
-  const firstPush = created.size > 0 && branches.every((branch) => created.has(branch))
+  const firstPush = created.size > 0 && (await listBranches()).every((branch) => created.has(branch))
   const protection = firstPush && defaultBranch !== null && created.has(`${BRANCH_PREFIX}${defaultBranch}`)
     ? defaultBranchProtection((await getApplicationSettings(ctx.db)).default_branch_protection) : null
   const now = Date.now()
