@@ -6,33 +6,30 @@
 //   - with 10,000 users and projects seeded: GET /projects/:id, GET /projects?per_page=20 and
 //     GET /users?per_page=20 at saturation (throughput, p50, p99) beside a floor route sending the
 //     identical precomputed body and headers, then p99 at half the saturating rate.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+// Then the repository engine (bench/git.ts). BENCH_PARTS=api or =git runs one half.
+import { spawn, execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import autocannon from 'autocannon'
 import pg from 'pg'
 import { openDatabase, migrateToLatest } from '../src/db/index.js'
 import { seedUsersAndProjects } from './seed.js'
 import type { BenchTarget } from './server.js'
+import { load, log, renderTable, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
+import { measureGit } from './git.js'
 
-const ROOT_TOKEN = 'bench-root-token-0123456789'
 const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const SEED_COUNT = Number(process.env.BENCH_SEED ?? 10_000)
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = 10
-const repoRoot = path.resolve(import.meta.dirname, '..')
-
-interface Row { metric: string; value: string; target: string; ok: boolean | null }
-
-const log = (line: string) => process.stderr.write(`${line}\n`)
 
 async function main() {
   log('building dist/ …')
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' })
   const rows: Row[] = []
-  const dialects = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[]
+  const parts = (process.env.BENCH_PARTS ?? 'api,git').split(',')
+  const dialects = parts.includes('api') ? (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[] : []
   for (const dialect of dialects) {
     if (dialect === 'postgres' && !(await postgresReachable())) {
       log('PostgreSQL not reachable: skipping its measurements')
@@ -40,6 +37,7 @@ async function main() {
     }
     rows.push(...await measureDialect(dialect))
   }
+  if (parts.includes('git')) rows.push(...await measureGit())
   const table = renderTable(rows)
   const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
     `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; server on CPU 0, autocannon on CPU 1, ` +
@@ -111,11 +109,11 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       for (const target of targets) {
         const base = `http://127.0.0.1:${port}`
         const headers = { 'private-token': target.token }
-        await load(`${base}${target.path}`, headers, 2) // warm-up
-        const real = await load(`${base}${target.path}`, headers, DURATION_S)
-        await load(`${base}/-/floor/${target.name}`, {}, 2)
-        const floor = await load(`${base}/-/floor/${target.name}`, {}, DURATION_S)
-        const half = await load(`${base}${target.path}`, headers, DURATION_S, Math.max(1, Math.floor(real.rps / 2)))
+        await load(`${base}${target.path}`, { headers, seconds: 2, connections: CONNECTIONS }) // warm-up
+        const real = await load(`${base}${target.path}`, { headers, seconds: DURATION_S, connections: CONNECTIONS })
+        await load(`${base}/-/floor/${target.name}`, { seconds: 2, connections: CONNECTIONS })
+        const floor = await load(`${base}/-/floor/${target.name}`, { seconds: DURATION_S, connections: CONNECTIONS })
+        const half = await load(`${base}${target.path}`, { headers, seconds: DURATION_S, connections: CONNECTIONS, rate: Math.max(1, Math.floor(real.rps / 2)) })
         const share = real.rps / floor.rps
         const isList = target.name !== 'project'
         const needed = isList ? (dialect === 'sqlite' ? 0.33 : 0.15) : 0.4
@@ -127,8 +125,10 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       // The list's first 25 pages in turn, each URL new (a parameter the API ignores varies), so no
       // answer comes from the answer cache: every request runs its page and count queries (the
       // items' JSON still comes from its cache).
-      const uncached = await load(`http://127.0.0.1:${port}/api/v4/projects?per_page=20`, { 'private-token': seed.reader.token }, DURATION_S,
-        undefined, (n) => `/api/v4/projects?per_page=20&page=${(n % 25) + 1}&request=${n}`)
+      const uncached = await load(`http://127.0.0.1:${port}/api/v4/projects?per_page=20`, {
+        headers: { 'private-token': seed.reader.token }, seconds: DURATION_S, connections: CONNECTIONS,
+        pathOf: (n) => `/api/v4/projects?per_page=20&page=${(n % 25) + 1}&request=${n}`,
+      })
       rows.push({ metric: `${dialect}: GET /projects?per_page=20&page=1…25, every URL new (answer cache missed)`, value: `${Math.round(uncached.rps)} req/s, p50 ${uncached.p50} ms, p99 ${uncached.p99} ms`, target: '', ok: null })
     } finally {
       await stop(server)
@@ -168,52 +168,6 @@ async function bootOnce(env: Record<string, string>, measureRss: boolean): Promi
   } finally {
     await stop(child)
   }
-}
-
-/** Resident memory of the node process (the child of taskset, which execs into it). */
-function rssOf(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-  return kb / 1024
-}
-
-async function startBenchServer(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', 'bench/server.ts'], {
-    cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => { if (chunk.toString().includes('READY')) resolve() })
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)))
-  })
-  return child
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
-  await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))])
-}
-
-interface LoadResult { rps: number; p50: number; p99: number }
-
-async function load(
-  url: string, headers: Record<string, string>, seconds: number, overallRate?: number, pathOf?: (n: number) => string,
-): Promise<LoadResult> {
-  let sent = 0
-  const result = await autocannon({
-    url, headers, connections: CONNECTIONS, duration: seconds,
-    ...(overallRate === undefined ? {} : { overallRate }),
-    ...(pathOf === undefined ? {} : { requests: [{ setupRequest: (request) => ({ ...request, path: pathOf(sent++) }) }] }),
-  })
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
-}
-
-function renderTable(rows: readonly Row[]): string {
-  const lines = ['| measurement | result | target | |', '|---|---|---|---|']
-  for (const row of rows) lines.push(`| ${row.metric} | ${row.value} | ${row.target} | ${row.ok === null ? '' : row.ok ? 'met' : 'MISSED'} |`)
-  return `${lines.join('\n')}\n`
 }
 
 void main().catch((err: unknown) => {

@@ -1,0 +1,366 @@
+// The repository engine's benchmarks, against the fixtures of bench/git-fixtures.ts installed into
+// projects of a running Ingot (SQLite): clones beside `git clone --no-local` and beside nginx +
+// fcgiwrap + git http-backend, memory under concurrent clones, pushes beside `git push file://`,
+// push-to-event, raw files, trees, commit pages and archives beside the git commands alone.
+// Everything Ingot runs (and the baselines' server side) is pinned to CPU 0; clients run on CPU 1.
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { runGit } from '../src/git/command.js'
+import { RepositoryStorage } from '../src/git/storage.js'
+import { createFixture, FIXTURE_VERSION, FIXTURES, type FixtureSpec } from './git-fixtures.js'
+import { load, log, median, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
+
+const PORT = 18_510
+const NGINX_PORT = 18_520
+const BASE = `http://127.0.0.1:${PORT}`
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const PINNED = ['taskset', '-c', '0']
+const RAW_FILE = 'src/file-00001.txt'
+const CLONE_RUNS = 5
+
+type FixtureName = keyof typeof FIXTURES
+
+/** Runs a command to its end; resolves with the wall time in ms, rejects on a non-zero exit. */
+function timed(command: string, args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<number> {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    child.on('error', reject)
+    child.on('close', (code) => code === 0
+      ? resolve(performance.now() - started)
+      : reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${stderr.trim()}`)))
+  })
+}
+
+async function medianOf(runs: number, run: (i: number) => Promise<number>): Promise<number> {
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) times.push(await run(i))
+  return median(times)
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`
+const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`
+
+/** The fixtures, made once and kept in .bench/fixtures (stamped with their spec and FIXTURE_VERSION) across runs. */
+async function fixtures(): Promise<Record<FixtureName, string>> {
+  const dir = path.join(repoRoot, '.bench', 'fixtures')
+  fs.mkdirSync(dir, { recursive: true })
+  const paths = {} as Record<FixtureName, string>
+  for (const [name, spec] of Object.entries(FIXTURES) as [FixtureName, FixtureSpec][]) {
+    const gitDir = path.join(dir, `${name}.git`)
+    const stamp = path.join(dir, `${name}.json`)
+    const made = JSON.stringify({ version: FIXTURE_VERSION, ...spec })
+    if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== made) {
+      log(`creating fixture ${name}: ${spec.commits} commits over ${spec.files} files${spec.commits > 1000 ? ' (about a minute)' : ''}`)
+      await createFixture(gitDir, spec)
+      fs.writeFileSync(stamp, made)
+    }
+    paths[name] = gitDir
+  }
+  return paths
+}
+
+async function api(method: string, url: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${BASE}/api/v4${url}`, {
+    method, headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+/** A public project of root's whose repository holds the fixture's objects (packs with bitmaps, commit-graph) and refs. */
+async function installFixture(dataDir: string, name: string, fixture: string): Promise<number> {
+  const project = await api('POST', '/projects', { name, visibility: 'public', default_branch: 'master' }) as { id: number }
+  const repository = path.join(dataDir, 'repositories', `${RepositoryStorage.diskPath(project.id)}.git`)
+  fs.cpSync(path.join(fixture, 'objects'), path.join(repository, 'objects'), { recursive: true })
+  const tip = (await runGit(['rev-parse', 'refs/heads/master'], { gitDir: fixture })).trim()
+  await runGit(['update-ref', 'refs/heads/master', tip], { gitDir: repository })
+  return project.id
+}
+
+/** nginx + fcgiwrap + git http-backend serving the fixtures directory, pinned to CPU 0; null when not installed. */
+async function startCgiStack(fixturesDir: string): Promise<{ stop(): Promise<void> } | null> {
+  const programs = ['/usr/sbin/nginx', '/usr/sbin/fcgiwrap', '/usr/lib/git-core/git-http-backend']
+  if (!programs.every((program) => fs.existsSync(program))) return null
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ingot-bench-cgi-'))
+  const socket = path.join(dir, 'fcgiwrap.sock')
+  const config = `
+user root;
+worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log;
+events {}
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  fastcgi_temp_path ${dir}/fastcgi;
+  proxy_temp_path ${dir}/proxy;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  server {
+    listen 127.0.0.1:${NGINX_PORT};
+    client_max_body_size 0;
+    location / {
+      include /etc/nginx/fastcgi_params;
+      fastcgi_pass unix:${socket};
+      fastcgi_buffering off;
+      fastcgi_request_buffering off;
+      fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;
+      fastcgi_param GIT_HTTP_EXPORT_ALL "";
+      fastcgi_param GIT_PROJECT_ROOT ${fixturesDir};
+      fastcgi_param PATH_INFO $uri;
+    }
+  }
+}
+`
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), config)
+  const children: ChildProcess[] = [
+    spawn(PINNED[0]!, [...PINNED.slice(1), '/usr/sbin/fcgiwrap', '-c', '4', '-s', `unix:${socket}`], { stdio: 'ignore' }),
+    spawn(PINNED[0]!, [...PINNED.slice(1), '/usr/sbin/nginx', '-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' }),
+  ]
+  for (let i = 0; i < 100; i++) {
+    const ready = await fetch(`http://127.0.0.1:${NGINX_PORT}/S.git/info/refs?service=git-upload-pack`).then((r) => r.ok, () => false)
+    if (ready) break
+    await sleep(50)
+  }
+  return {
+    async stop() {
+      for (const child of children) await stop(child)
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Clones `url` bare into a fresh directory and removes it; the wall time in ms. */
+async function cloneOnce(work: string, url: string, extra: readonly string[] = []): Promise<number> {
+  const target = fs.mkdtempSync(path.join(work, 'clone-'))
+  try {
+    return await timed('git', ['clone', '--bare', '--quiet', ...extra, url, target])
+  } finally {
+    fs.rmSync(target, { recursive: true, force: true })
+  }
+}
+
+/** A protocol v2 fetch of everything master reaches: what a clone asks for once it knows the refs. */
+async function fetchAllRequest(gitDir: string): Promise<Buffer> {
+  const tip = (await runGit(['rev-parse', 'refs/heads/master'], { gitDir })).trim()
+  const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`
+  return Buffer.from(`${pkt('command=fetch\n')}0001${pkt('thin-pack\n')}${pkt('ofs-delta\n')}${pkt(`want ${tip}\n`)}${pkt('done\n')}0000`)
+}
+
+/** Downloads the pack a fetch request asks of `repositoryUrl`, to its last byte; the time in ms. */
+async function packTransfer(repositoryUrl: string, request: Buffer): Promise<number> {
+  const started = performance.now()
+  const res = await fetch(`${repositoryUrl}/git-upload-pack`, {
+    method: 'POST', body: request,
+    headers: { 'content-type': 'application/x-git-upload-pack-request', 'git-protocol': 'version=2' },
+  })
+  if (!res.ok || res.body === null) throw new Error(`pack of ${repositoryUrl}: ${res.status}`)
+  let bytes = 0
+  for await (const chunk of res.body) bytes += chunk.length
+  if (bytes < 1_000_000) throw new Error(`pack of ${repositoryUrl}: only ${bytes} bytes`)
+  return performance.now() - started
+}
+
+/** The server's largest resident memory while `action` runs, sampled every 10 ms, minus before. */
+async function rssGrowthDuring(pid: number, action: () => Promise<unknown>): Promise<{ before: number; growth: number }> {
+  const before = rssOf(pid)
+  let peak = before
+  let running = true
+  const sampler = (async () => {
+    while (running) {
+      peak = Math.max(peak, rssOf(pid))
+      await sleep(10)
+    }
+  })()
+  try {
+    await action()
+  } finally {
+    running = false
+    await sampler
+  }
+  return { before, growth: peak - before }
+}
+
+/** The mean time of `runs` sequential GETs of `url` (after a warm-up), body read to its end. */
+async function meanGet(url: string, runs: number): Promise<number> {
+  const once = async () => {
+    const started = performance.now()
+    const res = await fetch(url)
+    await res.arrayBuffer()
+    if (!res.ok) throw new Error(`GET ${url}: ${res.status}`)
+    return performance.now() - started
+  }
+  for (let i = 0; i < 20; i++) await once()
+  let total = 0
+  for (let i = 0; i < runs; i++) total += await once()
+  return total / runs
+}
+
+async function meanCommand(args: readonly string[], runs: number): Promise<number> {
+  for (let i = 0; i < 5; i++) await timed(PINNED[0]!, [...PINNED.slice(1), ...args])
+  let total = 0
+  for (let i = 0; i < runs; i++) total += await timed(PINNED[0]!, [...PINNED.slice(1), ...args])
+  return total / runs
+}
+
+export async function measureGit(): Promise<Row[]> {
+  const rows: Row[] = []
+  const fixture = await fixtures()
+  const fixturesDir = path.dirname(fixture.M)
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ingot-bench-git-'))
+  const dataDir = path.join(work, 'data')
+  const env = {
+    INGOT_DATA_DIR: dataDir, INGOT_DATABASE_URL: '', INGOT_ROOT_TOKEN: ROOT_TOKEN, INGOT_LOG_LEVEL: 'warn',
+    INGOT_PORT: String(PORT), INGOT_EXTERNAL_URL: BASE, BENCH_TARGETS: '[]',
+  }
+  const server = await startBenchServer(env)
+  try {
+    const ids = {
+      S: await installFixture(dataDir, 'bench-s', fixture.S),
+      M: await installFixture(dataDir, 'bench-m', fixture.M),
+      D: await installFixture(dataDir, 'bench-d', fixture.D),
+    }
+    const cloneUrl = (name: string) => `${BASE}/root/${name}.git`
+
+    log('[git] clones of M, in turn: git clone --no-local, Ingot, nginx + fcgiwrap + git http-backend')
+    const cgi = await startCgiStack(fixturesDir)
+    const cgiUrl = `http://127.0.0.1:${NGINX_PORT}/M.git`
+    const clones = { local: [] as number[], ingot: [] as number[], cgi: [] as number[] }
+    const packs = { ingot: [] as number[], cgi: [] as number[] }
+    const fetchRequest = await fetchAllRequest(fixture.M)
+    try {
+      // Interleaved, so that drift of the machine weighs on every contender alike.
+      for (let i = 0; i < CLONE_RUNS; i++) {
+        clones.local.push(await cloneOnce(work, fixture.M, ['--no-local', '--upload-pack', 'taskset -c 0 git-upload-pack']))
+        clones.ingot.push(await cloneOnce(work, cloneUrl('bench-m')))
+        packs.ingot.push(await packTransfer(cloneUrl('bench-m'), fetchRequest))
+        if (cgi !== null) {
+          clones.cgi.push(await cloneOnce(work, cgiUrl))
+          packs.cgi.push(await packTransfer(cgiUrl, fetchRequest))
+        }
+      }
+    } finally {
+      await cgi?.stop()
+    }
+    const [ingotClone, localClone] = [median(clones.ingot), median(clones.local)]
+    rows.push({ metric: `git: clone of M through Ingot (median of ${CLONE_RUNS})`, value: `${ms(ingotClone)} = ${ratio(ingotClone, localClone)} git clone --no-local (${ms(localClone)})`, target: '≤ 1.10×', ok: ingotClone <= localClone * 1.1 })
+    if (cgi === null) {
+      rows.push({ metric: 'git: clone of M beside nginx + fcgiwrap + git http-backend', value: 'not measured: apt-get install nginx fcgiwrap', target: '≤ 1.0×', ok: false })
+    } else {
+      const [cgiClone, ingotPack, cgiPack] = [median(clones.cgi), median(packs.ingot), median(packs.cgi)]
+      rows.push({ metric: 'git: clone of M through Ingot beside nginx + fcgiwrap + git http-backend', value: `${ratio(ingotClone, cgiClone)} (CGI stack ${ms(cgiClone)})`, target: '≤ 1.0×', ok: ingotClone <= cgiClone })
+      rows.push({ metric: 'git: the server\'s part of that clone — the whole pack of M downloaded, no indexing (median)', value: `Ingot ${ms(ingotPack)} = ${ratio(ingotPack, cgiPack)} CGI stack (${ms(cgiPack)})`, target: '', ok: null })
+    }
+
+    log('[git] 8 concurrent clones of M: server memory')
+    const pid = server.pid ?? 0
+    const concurrent = await rssGrowthDuring(pid, () => Promise.all(Array.from({ length: 8 }, () => cloneOnce(work, cloneUrl('bench-m')))))
+    rows.push({ metric: `git: server RSS growth during 8 concurrent clones of M (from ${concurrent.before.toFixed(0)} MB)`, value: `${concurrent.growth.toFixed(1)} MB`, target: '< 30 MB', ok: concurrent.growth < 30 })
+
+    rows.push(...await measurePushes(work, fixture.S, ids.S, cloneUrl('bench-s')))
+
+    log('[git] raw file reads')
+    const rawPath = `/api/v4/projects/${ids.M}/repository/files/${encodeURIComponent(RAW_FILE)}/raw?ref=master`
+    await load(`${BASE}${rawPath}`, { seconds: 2, connections: 16 })
+    const raw = await load(`${BASE}${rawPath}`, { seconds: SECONDS, connections: 16 })
+    rows.push({ metric: 'git: GET …/repository/files/:path/raw of M at 16 connections', value: `${Math.round(raw.rps)} req/s, p50 ${raw.p50} ms, p99 ${raw.p99} ms`, target: '≥ 2000 req/s', ok: raw.rps >= 2000 })
+    const rawOne = await meanGet(`${BASE}${rawPath}`, 200)
+    const catFile = await meanCommand(['git', '--git-dir', fixture.M, 'cat-file', '-p', `master:${RAW_FILE}`], 50)
+    rows.push({ metric: 'git: one raw file GET beside `git cat-file -p` alone (mean)', value: `${ms(rawOne)} = ${ratio(rawOne, catFile)} (${ms(catFile)})`, target: '≤ 1.5×', ok: rawOne <= catFile * 1.5 })
+
+    log('[git] trees and commit pages')
+    const tree = await meanGet(`${BASE}/api/v4/projects/${ids.D}/repository/tree?path=big&per_page=100`, 100)
+    const lsTree = await meanCommand(['git', '--git-dir', fixture.D, 'ls-tree', 'master', 'big/'], 50)
+    rows.push({ metric: 'git: GET …/repository/tree of D (2,000 entries, a page of 100) beside `git ls-tree` (mean)', value: `${ms(tree)} = ${ratio(tree, lsTree)} (${ms(lsTree)})`, target: '≤ 1.5×', ok: tree <= lsTree * 1.5 })
+    const commits = await meanGet(`${BASE}/api/v4/projects/${ids.M}/repository/commits?per_page=20`, 100)
+    const gitLog = await meanCommand(['git', '--git-dir', fixture.M, 'log', '-n20', 'master'], 50)
+    rows.push({ metric: 'git: GET …/repository/commits?per_page=20 of M beside `git log -n20` (mean)', value: `${ms(commits)} = ${ratio(commits, gitLog)} (${ms(gitLog)})`, target: '≤ 1.5×', ok: commits <= gitLog * 1.5 })
+
+    rows.push(...await measureArchive(fixture.M, ids.M))
+  } finally {
+    await stop(server)
+    fs.rmSync(work, { recursive: true, force: true })
+  }
+  return rows
+}
+
+/**
+ * One-commit pushes of S through Ingot beside `git push file://` to a bare copy (its receive-pack on
+ * CPU 0 too), and how long after Ingot's push returns its `pushed` event is listed.
+ */
+async function measurePushes(work: string, fixtureS: string, projectId: number, cloneUrl: string): Promise<Row[]> {
+  log('[git] pushes of one commit: Ingot, git push file://')
+  const authenticated = cloneUrl.replace('http://', `http://root:${ROOT_TOKEN}@`)
+  const localBare = path.join(work, 'S-copy.git')
+  await timed('git', ['clone', '--bare', '--quiet', fixtureS, localBare])
+  const pushes = { ingot: path.join(work, 'push-ingot'), local: path.join(work, 'push-local') }
+  await timed('git', ['clone', '--quiet', authenticated, pushes.ingot])
+  await timed('git', ['clone', '--quiet', `file://${localBare}`, pushes.local])
+  const identity = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' }
+  const commitIn = async (dir: string, i: number) => {
+    fs.writeFileSync(path.join(dir, 'src', 'file-00007.txt'), `pushed ${i}\n`)
+    await timed('git', ['commit', '--quiet', '-am', `Push ${i}`], { cwd: dir, env: identity })
+  }
+  const ingotTimes: number[] = []
+  const localTimes: number[] = []
+  const eventLags: number[] = []
+  for (let i = 0; i < 15; i++) {
+    await commitIn(pushes.local, i)
+    localTimes.push(await timed('git', ['push', '--quiet', '--receive-pack', 'taskset -c 0 git-receive-pack', 'origin', 'HEAD:master'], { cwd: pushes.local }))
+    await commitIn(pushes.ingot, i)
+    ingotTimes.push(await timed('git', ['push', '--quiet', 'origin', 'HEAD:master'], { cwd: pushes.ingot }))
+    const returned = performance.now()
+    const head = fs.readFileSync(path.join(pushes.ingot, '.git', 'refs', 'heads', 'master'), 'utf8').trim()
+    for (;;) {
+      const events = await api('GET', `/projects/${projectId}/events?per_page=1`) as { push_data?: { commit_to: string } }[]
+      if (events[0]?.push_data?.commit_to === head) break
+      if (performance.now() - returned > 10_000) throw new Error('the push event did not appear within 10 s')
+      await sleep(1)
+    }
+    eventLags.push(performance.now() - returned)
+  }
+  // The first pushes warm both sides up.
+  const ingot = median(ingotTimes.slice(5))
+  const local = median(localTimes.slice(5))
+  const lag = median(eventLags.slice(5))
+  return [
+    { metric: 'git: push of one commit to S through Ingot beside `git push file://` (median of 10)', value: `${ms(ingot)} vs ${ms(local)}: +${ms(ingot - local)}`, target: '≤ +30 ms', ok: ingot - local <= 30 },
+    { metric: 'git: push-to-event: `pushed` event listed after `git push` returns (p50)', value: ms(lag), target: '< 50 ms', ok: lag < 50 },
+  ]
+}
+
+/** The tar.gz archive of M through Ingot (whole body and first byte) beside `git archive | gzip`. */
+async function measureArchive(fixtureM: string, projectId: number): Promise<Row[]> {
+  log('[git] tar.gz archives of M')
+  const url = `${BASE}/api/v4/projects/${projectId}/repository/archive.tar.gz?sha=master`
+  const tmpBefore = fs.readdirSync(os.tmpdir()).length
+  const once = async () => {
+    const started = performance.now()
+    const res = await fetch(url)
+    if (!res.ok || res.body === null) throw new Error(`GET ${url}: ${res.status}`)
+    let firstByte = 0
+    for await (const _chunk of res.body) {
+      if (firstByte === 0) firstByte = performance.now() - started
+    }
+    return { total: performance.now() - started, firstByte }
+  }
+  const runs = [await once(), await once(), await once()]
+  const total = median(runs.map((r) => r.total))
+  const firstByte = median(runs.map((r) => r.firstByte))
+  const pipeline = await medianOf(3, () => timed(PINNED[0]!, [...PINNED.slice(1), 'sh', '-c',
+    `git --git-dir "${fixtureM}" archive --format=tar master | gzip -c > /dev/null`]))
+  const newTmpFiles = fs.readdirSync(os.tmpdir()).length - tmpBefore
+  return [
+    { metric: 'git: GET …/repository/archive.tar.gz of M beside `git archive | gzip` (median of 3)', value: `${ms(total)} = ${ratio(total, pipeline)} (${ms(pipeline)})`, target: '≤ 1.1×', ok: total <= pipeline * 1.1 },
+    { metric: 'git: archive first byte', value: ms(firstByte), target: '< 100 ms', ok: firstByte < 100 },
+    { metric: 'git: temporary files left by archives', value: String(Math.max(0, newTmpFiles)), target: '0', ok: newTmpFiles <= 0 },
+  ]
+}

@@ -1,0 +1,76 @@
+// What every benchmark shares: the result rows and their table, starting and stopping the bench
+// server (bench/server.ts) pinned to CPU 0, its resident memory, and autocannon runs.
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import autocannon from 'autocannon'
+
+export const repoRoot = path.resolve(import.meta.dirname, '..')
+export const ROOT_TOKEN = 'bench-root-token-0123456789'
+
+export interface Row { metric: string; value: string; target: string; ok: boolean | null }
+
+export const log = (line: string) => process.stderr.write(`${line}\n`)
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN
+}
+
+/** Resident memory of a process in MB (for the server: the node child of taskset, which execs into it). */
+export function rssOf(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return kb / 1024
+}
+
+/** Starts bench/server.ts on CPU 0 with `env` and waits until it listens. */
+export async function startBenchServer(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', 'bench/server.ts'], {
+    cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => { if (chunk.toString().includes('READY')) resolve() })
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)))
+  })
+  return child
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))])
+}
+
+export interface LoadResult { rps: number; p50: number; p99: number; mean: number }
+
+export interface LoadOptions {
+  headers?: Record<string, string>
+  seconds: number
+  connections: number
+  /** Requests per second over all connections; unset = as fast as the server answers. */
+  rate?: number
+  /** The path of the n-th request, when every request should differ. */
+  pathOf?: (n: number) => string
+}
+
+/** One autocannon run; any non-2xx answer or error fails the benchmark. */
+export async function load(url: string, options: LoadOptions): Promise<LoadResult> {
+  let sent = 0
+  const { pathOf } = options
+  const result = await autocannon({
+    url, headers: options.headers ?? {}, connections: options.connections, duration: options.seconds,
+    ...(options.rate === undefined ? {} : { overallRate: options.rate }),
+    ...(pathOf === undefined ? {} : { requests: [{ setupRequest: (request) => ({ ...request, path: pathOf(sent++) }) }] }),
+  })
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, mean: result.latency.average }
+}
+
+export function renderTable(rows: readonly Row[]): string {
+  const lines = ['| measurement | result | target | |', '|---|---|---|---|']
+  for (const row of rows) lines.push(`| ${row.metric} | ${row.value} | ${row.target} | ${row.ok === null ? '' : row.ok ? 'met' : 'MISSED'} |`)
+  return `${lines.join('\n')}\n`
+}
