@@ -36,7 +36,7 @@ export interface CommitChangesRequest {
   refuseEmptyCommit?: boolean
 }
 
-export type CommitChangesResult = { ok: true; commitId: string } | { ok: false; status: 400 | 404 | 403; message: string }
+export type CommitChangesResult = { ok: true; commitId: string } | { ok: false; status: 400; message: string }
 
 type Failure = Extract<CommitChangesResult, { ok: false }>
 
