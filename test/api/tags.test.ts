@@ -160,7 +160,7 @@ describe('Tags API', () => {
       const events = await t.api('GET', `/projects/${m.project.id}/events`, { token: m.tokens.developer, query: { action: 'pushed' } })
       const push = events.body.find((e: { push_data: { ref: string } }) => e.push_data.ref === 'light')
       assert.deepEqual({ ...push.push_data, commit_title: undefined }, {
-        commit_count: 0, action: 'created', ref_type: 'tag', commit_from: null, commit_to: sha.new, ref: 'light', commit_title: undefined,
+        commit_count: 1, action: 'created', ref_type: 'tag', commit_from: null, commit_to: sha.new, ref: 'light', commit_title: undefined,
       })
     })
 

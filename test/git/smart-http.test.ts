@@ -398,6 +398,7 @@ describe('git smart HTTP', () => {
       const byRef = Object.fromEntries(events.map((e) => [`${e.push_data.ref_type}:${e.push_data.ref}:${e.push_data.action}`, e.push_data]))
       assert.deepEqual(Object.keys(byRef).sort(), ['branch:old:created', 'branch:old:removed', 'tag:v1.0:created'])
       assert.equal(byRef['tag:v1.0:created']?.commit_to, tagObject)
+      assert.equal(byRef['tag:v1.0:created']?.commit_count, 1)
       assert.equal(byRef['branch:old:removed']?.commit_to, null)
       assert.equal(byRef['branch:old:removed']?.commit_from, commit)
     })

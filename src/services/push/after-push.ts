@@ -71,6 +71,8 @@ async function pushDataOf(repo: GitRepository, update: RefUpdate, branchesAfterP
   }
   const head = action === 'removed' ? null : await repo.resolveCommit(update.newId)
   const title = head === null ? null : commitTitle((await repo.readCommit(head))?.message ?? '')
+  // A pushed tag counts the one commit it names, as the original's payload carries it.
+  if (isTag && head !== null) commitCount = 1
   return {
     commit_count: commitCount,
     action,
