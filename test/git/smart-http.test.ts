@@ -403,6 +403,17 @@ describe('git smart HTTP', () => {
       assert.equal(byRef['branch:old:removed']?.commit_from, commit)
     })
 
+    it('takes refs outside branches and tags (git notes) as the original does, recording no event for them', async () => {
+      const { project } = await projectWithCommit('private')
+      const dir = await cloneOf(project, login(owner))
+      await client.ok(['notes', 'add', '-m', 'Reviewed', 'HEAD'], { cwd: dir })
+      const before = (await pushEvents(project)).length
+      await client.ok(['push', 'origin', 'refs/notes/commits'], { cwd: dir })
+      const notes = (await client.ok(['rev-parse', 'refs/notes/commits'], { cwd: dir })).trim()
+      assert.equal((await t.ctx.repositories.open(project.id).run(['rev-parse', 'refs/notes/commits'])).trim(), notes)
+      assert.equal((await pushEvents(project)).length, before)
+    })
+
     it('keeps refs of the hidden namespaces out of reach', async () => {
       const { project, commit } = await projectWithCommit('private')
       const dir = await cloneOf(project, login(owner))

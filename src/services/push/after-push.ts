@@ -94,8 +94,12 @@ function firstDefaultBranch(updates: readonly RefUpdate[], headBranch: string | 
   return created[0] ?? null
 }
 
-/** Records what a push did; `updates` are the ones that took effect. */
-export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
+/**
+ * Records what a push did to branches and tags; `refUpdates` are the ones that took effect (other
+ * refs, such as git notes, leave no record, as in the original).
+ */
+export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Actor, refUpdates: readonly RefUpdate[]): Promise<void> {
+  const updates = refUpdates.filter((u) => u.ref.startsWith(BRANCH_PREFIX) || u.ref.startsWith(TAG_PREFIX))
   if (updates.length === 0) return
   const repo = ctx.repositories.open(project.id)
   // Listing the branches costs a git process: a push that creates or deletes none needs no list.

@@ -57,7 +57,9 @@ export async function refusalOf(check: PushCheck): Promise<string | null> {
       ? await branchRefusal(update, { repo, branches, admin, level, env: check.gitEnv, defaultBranch: subject.project.default_branch, firstPushProtected })
       : update.ref.startsWith(TAG_PREFIX)
         ? tagRefusal(update, tags, admin, level)
-        : 'You can only push branches and tags to this project.'
+        // Other refs (git notes, review refs) need push access alone, as in the original. Ingot's own
+        // namespaces never get here: receive-pack hides them from pushes (git/smart-http.ts).
+        : null
     if (refusal !== null) return refusal
   }
   return null
