@@ -15,6 +15,7 @@ import { RequestLog } from './request-log.js'
 import apiV4 from './api/v4/index.js'
 import uploads from './api/uploads.js'
 import gitHttp, { routeGitUrl } from './api/git-http.js'
+import { sendExactJsonType } from './api/json-type.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -87,6 +88,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('preHandler', (req, _reply, done) => {
     done(paramError(req, (value) => typeof value === 'number' && !Number.isFinite(value)))
   })
+  sendExactJsonType(app)
   registerAuthentication(app, ctx.db)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: '404 Not Found' }))

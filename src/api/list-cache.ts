@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { readCacheOf } from '../db/read-cache.js'
 import { TOKEN_PARAMS } from './pagination.js'
+import { JSON_TYPE } from './json-type.js'
 
 export interface CachedList {
   /** Names the cache: one per list. */
@@ -48,7 +49,7 @@ export async function sendCachedList(
     tables: list.tables, maxWeight: LIST_CACHE_BYTES, weigh: (response) => response.body.length,
   })
   const response = cache === null ? await produce() : await cache.get(responseKey(req), produce)
-  return reply.headers(response.headers).type('application/json; charset=utf-8').send(response.body)
+  return reply.headers(response.headers).type(JSON_TYPE).send(response.body)
 }
 
 export interface ItemFragments<T> extends CachedList {
@@ -97,5 +98,5 @@ export async function sendJsonItem<T>(
     : jsonCache(req, fragments)?.peek(key)
   const [json] = cached !== undefined ? [cached]
     : await serializeItems(req, reply, itemSchema, { ...fragments, keyOf: () => key }, async () => [await loadItem()], present)
-  return reply.type('application/json; charset=utf-8').send(json)
+  return reply.type(JSON_TYPE).send(json)
 }

@@ -31,6 +31,13 @@ describe('platform core', () => {
     assert.equal(res.body.kas.enabled, false)
   })
 
+  it('sends JSON as application/json exactly, errors included (python-gitlab 3 compares the whole header)', async () => {
+    for (const [path, token] of [['/version', undefined], ['/projects/999999', undefined], ['/version', null], ['/no-such-route', undefined]] as const) {
+      const res = await t.api('GET', path, { token })
+      assert.equal(res.headers['content-type'], 'application/json', `${path}: ${res.status}`)
+    }
+  })
+
   it('answers 401 on /version without credentials', async () => {
     const res = await t.api('GET', '/version', { token: null })
     assert.equal(res.status, 401)

@@ -36,7 +36,7 @@ describe('project actions', () => {
       const project = await makeProject(t, owner, { visibility: 'public' })
       const starred = await post(`/projects/${project.id}/star`, fan.token)
       assert.equal(starred.status, 201)
-      assert.equal(starred.headers['content-type'], 'application/json; charset=utf-8')
+      assert.equal(starred.headers['content-type'], 'application/json')
       assert.deepEqual(keysOf(starred.body), fields(FULL_FIELDS, ['owner']))
       assert.equal(starred.body.star_count, 1)
       const again = await post(`/projects/${project.id}/star`, fan.token)

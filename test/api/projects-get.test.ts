@@ -68,7 +68,7 @@ describe('GET /projects/:id', () => {
     })
     const res = await get(project.id, null, { statistics: true })
     assert.equal(res.status, 200)
-    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+    assert.equal(res.headers['content-type'], 'application/json')
     const path = `${owner.user.username}/open-thing`
     assert.deepEqual(res.body, {
       id: project.id,

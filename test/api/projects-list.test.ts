@@ -60,7 +60,7 @@ describe('GET /projects', () => {
   it('shows anonymous callers public projects in the simple form', async () => {
     const res = await list(null)
     assert.equal(res.status, 200)
-    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+    assert.equal(res.headers['content-type'], 'application/json')
     assert.deepEqual(sortedIds(res), ids('aPub', 'bPub', 'dPub'))
     assert.equal(res.headers['x-total'], '3')
     for (const project of res.body) assert.deepEqual(keysOf(project), SIMPLE_FIELDS)

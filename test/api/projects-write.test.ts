@@ -26,7 +26,7 @@ describe('project writes', () => {
       const user = await makeUser(t)
       const res = await create(user.token, { name: 'My Great Project' })
       assert.equal(res.status, 201)
-      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+      assert.equal(res.headers['content-type'], 'application/json')
       assert.deepEqual(keysOf(res.body), fields(FULL_FIELDS, ADMIN_FIELDS, ['owner']))
       assert.equal(res.body.name, 'My Great Project')
       assert.equal(res.body.path, 'my-great-project')

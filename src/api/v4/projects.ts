@@ -35,6 +35,7 @@ import { authorize, loadGroup, loadProject, loadUser, requireActor, requireAdmin
 import { paginate, paginationHeaders, type Page } from '../pagination.js'
 import { BooleanParam, CustomAttributesFilter, DateParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
 import { presentCtx } from '../present.js'
+import { JSON_TYPE } from '../json-type.js'
 
 const IntegerOneOf = (values: readonly number[]) => Type.Unsafe<number>({ type: 'integer', enum: [...values] })
 
@@ -155,7 +156,7 @@ type CreateBody = Static<typeof CreateProjectBody>
  * (With a serializer of its own, a reply gets no JSON content type unless given one.)
  */
 function sendAs(reply: FastifyReply, schema: TSchema, body: unknown) {
-  return reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(schema)).send(body)
+  return reply.type(JSON_TYPE).serializer(reply.compileSerializationSchema(schema)).send(body)
 }
 
 function presentForm(view: ProjectView, req: FastifyRequest, form: Form, userCanAdminProject = false) {

@@ -16,6 +16,7 @@ import type { GitRepository } from '../../git/repository.js'
 import { findFileAtRef, type RepositoryFileView } from '../../services/files/file-at-ref.js'
 import { commitChanges, type CommitAction } from '../../services/commits/commit-changes.js'
 import { FileCommit, RepositoryFile, fileHeaders, presentFileMetadata, presentRepositoryFile } from '../../entities/repository-file.js'
+import { JSON_TYPE } from '../json-type.js'
 
 const FileParams = Type.Composite([IdParams, Type.Object({ file_path: Type.String() })])
 
@@ -90,7 +91,7 @@ async function commitFileAction(
 }
 
 function sendHeadersOnly(reply: FastifyReply, file: RepositoryFileView) {
-  return reply.headers(fileHeaders(file)).header('content-type', 'application/json').code(200).send()
+  return reply.headers(fileHeaders(file)).header('content-type', JSON_TYPE).code(200).send()
 }
 
 const repositoryFiles: FastifyPluginAsyncTypebox = async (app) => {
@@ -119,7 +120,7 @@ const repositoryFiles: FastifyPluginAsyncTypebox = async (app) => {
     const content = streamBlob(repo, file.blobId).pipe(new Base64Encoder())
     const body = framed(`${metadata.slice(0, -1)},"content":"`, content, '"}')
     // A stream is sent as it is, past the response schema's serializer.
-    return reply.header('content-type', 'application/json; charset=utf-8').send(body as never)
+    return reply.header('content-type', JSON_TYPE).send(body as never)
   })
 
   app.get(`${base}/raw`, {

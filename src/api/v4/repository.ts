@@ -19,6 +19,7 @@ import { CommitBasic, presentCommit } from '../../entities/commit.js'
 import {
   BlobInfo, CompareResult, Contributor, TreeEntry, presentBlobInfo, presentCompare, presentContributor, presentTreeEntry,
 } from '../../entities/repository.js'
+import { JSON_TYPE } from '../json-type.js'
 
 /** The revision a read defaults to: the default branch, or what HEAD names before one is recorded. */
 const defaultRevision = (loaded: LoadedRepository) => loaded.project.default_branch ?? 'HEAD'
@@ -108,7 +109,7 @@ const repository: FastifyPluginAsyncTypebox = async (app) => {
     const content = streamBlob(repo, blob.oid).pipe(new Base64Encoder())
     const body = framed(`{"size":${blob.size},"encoding":"base64","content":"`, content, `","sha":"${blob.oid}"}`)
     // A stream is sent as it is, past the response schema's serializer.
-    return reply.header('content-type', 'application/json; charset=utf-8').send(body as never)
+    return reply.header('content-type', JSON_TYPE).send(body as never)
   })
 
   app.get('/projects/:id/repository/blobs/:sha/raw', {

@@ -1,0 +1,38 @@
+// python-gitlab (Debian's python3-gitlab) against a real Ingot socket: the script in
+// python/smoke.py signs in, creates a group and a project with a README, edits files, creates
+// commits, branches, protected branches and tags, and reads trees and comparisons. python-gitlab 3
+// parses a body only when Content-Type is exactly `application/json`, as the original sends it.
+// Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile, execFileSync } from 'node:child_process'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { startCompatServer, type CompatServer } from './server.js'
+
+const run = promisify(execFile)
+const PYTHON = '/usr/bin/python3'
+
+function pythonGitlabMissing(): string | false {
+  try {
+    execFileSync(PYTHON, ['-c', 'import gitlab'], { stdio: 'ignore' })
+    return false
+  } catch {
+    if (process.env.CI === 'true') throw new Error('CI must have python-gitlab: apt-get install python3-gitlab')
+    return 'python-gitlab is not installed (apt-get install python3-gitlab)'
+  }
+}
+
+describe('compat: python-gitlab', () => {
+  let server: CompatServer
+  before(async () => { server = await startCompatServer() })
+  after(async () => { await server.close() })
+
+  it('runs the everyday script without a failure', { skip: pythonGitlabMissing() }, async () => {
+    const script = path.join(import.meta.dirname, 'python', 'smoke.py')
+    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
+      assert.fail(`python-gitlab script failed:\n${err.stderr ?? err.message}`)
+    })
+    assert.equal(stdout.trim(), 'ok')
+  })
+})
