@@ -56,6 +56,11 @@ export interface LoadedRepository extends LoadedProject {
   repo: GitRepository
 }
 
+/** The revision reads default to: the default branch, or what HEAD names before one is recorded. */
+export function defaultRevision(loaded: LoadedProject): string {
+  return loaded.project.default_branch ?? 'HEAD'
+}
+
 /** A project and its repository, for `ability` ('download_code' to read, 'push_code' to write). */
 export async function loadRepository(req: FastifyRequest, idOrPath: string, ability: ProjectAbility = 'download_code'): Promise<LoadedRepository> {
   const loaded = await loadProjectFor(req, idOrPath, ability)

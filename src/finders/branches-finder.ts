@@ -9,7 +9,7 @@ import type { BranchView } from '../entities/branch.js'
 import { isValidRefName } from '../git/ref-names.js'
 import type { Commit, GitRepository } from '../git/repository.js'
 import { DEVELOPER } from '../policies/access-levels.js'
-import type { ProjectSubject } from '../policies/project-policy.js'
+import { canOnProject, type ProjectSubject } from '../policies/project-policy.js'
 import { canPushToBranch, matchingRules } from '../policies/protected-refs.js'
 import { BRANCH_PREFIX } from '../services/push/check-push.js'
 import { pageParams, type Page } from '../api/pagination.js'
@@ -83,9 +83,7 @@ async function viewContext(ctx: Ctx, subject: ProjectSubject, actor: Actor | nul
   const [rules, defaultTip] = await Promise.all([
     protectedBranchesOf(ctx.db, subject.project.id), defaultBranchTip(repo, subject.project.default_branch),
   ])
-  const admin = actor?.user.admin === 1
-  const writer = actor !== null && subject.project.archived === 0 && (admin || subject.access.level >= DEVELOPER)
-    ? { level: subject.access.level, admin } : null
+  const writer = canOnProject(actor, subject, 'push_code') ? { level: subject.access.level, admin: actor?.user.admin === 1 } : null
   return { rules, defaultBranch: subject.project.default_branch, defaultTip, writer }
 }
 

@@ -2,6 +2,7 @@
 // and committer date, with the count of the same selection for X-Total; the last commit touching
 // a path; the refs containing a commit; and commit stats (lines added and removed) in one git
 // process for a whole page.
+import { ImmutableMemo } from './memo.js'
 import type { GitRepository } from './repository.js'
 
 export interface HistorySelection {
@@ -40,38 +41,23 @@ export async function commitIdsPage(repo: GitRepository, selection: HistorySelec
   return out.split('\n').filter((line) => line !== '')
 }
 
-/**
- * History below a commit never changes: counts and last commits of a selection that starts at a
- * commit id are kept (not those of `all`, which depend on the refs), at most this many of each.
- * Concurrent callers share one git process (a first lookup on a long history takes a while).
- */
-const KEPT = 10_000
-
-function remembered<T>(cache: Map<string, Promise<T>>, key: string, compute: () => Promise<T>): Promise<T> {
-  const known = cache.get(key)
-  if (known !== undefined) return known
-  if (cache.size >= KEPT) cache.delete(cache.keys().next().value as string)
-  const value = compute()
-  cache.set(key, value)
-  value.catch(() => cache.delete(key))
-  return value
-}
-
-const counts = new Map<string, Promise<number>>()
+// History below a commit never changes: counts and last commits of a selection that starts at a
+// commit id are kept (not those of `all`, which depend on the refs).
+const counts = new ImmutableMemo<number>()
 
 /** How many commits the selection holds. */
 export async function countCommits(repo: GitRepository, selection: HistorySelection): Promise<number> {
   const args = selectionArgs(selection)
   if (args === null) return 0
   const count = async () => Number((await repo.run(['rev-list', '--count', ...args])).trim())
-  return selection.all ? count() : remembered(counts, `${repo.gitDir}\0${args.join('\0')}`, count)
+  return selection.all ? count() : counts.get(`${repo.gitDir}\0${args.join('\0')}`, count)
 }
 
-const lastCommits = new Map<string, Promise<string | null>>()
+const lastCommits = new ImmutableMemo<string | null>()
 
 /** The last commit at or below `commit` (a resolved id) that touched `path`; null when none did. */
 export async function lastCommitForPath(repo: GitRepository, commit: string, path: string): Promise<string | null> {
-  return remembered(lastCommits, `${repo.gitDir}\0${commit}\0${path}`, async () =>
+  return lastCommits.get(`${repo.gitDir}\0${commit}\0${path}`, async () =>
     (await repo.run(['rev-list', '--max-count=1', '--end-of-options', commit, '--', path])).trim() || null)
 }
 

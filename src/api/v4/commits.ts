@@ -24,7 +24,7 @@ import { createCommitComment, listCommitComments, placeComment } from '../../ser
 import { listCommits } from '../../services/commits/list-commits.js'
 import { pickCommit } from '../../services/commits/pick-commit.js'
 import { ApiError, apiError, forbidden, invalidParam, notFound } from '../errors.js'
-import { authorize, loadRepository, requireActor, type LoadedRepository } from '../load.js'
+import { authorize, defaultRevision, loadRepository, requireActor, type LoadedRepository } from '../load.js'
 import { sendArrayPage, setPaginationHeaders } from '../pagination.js'
 import { BooleanParam, DateTimeParam, IdParams, OneOf, Pagination } from '../params.js'
 import { presentCtx } from '../present.js'
@@ -62,8 +62,7 @@ async function historyStart(loaded: LoadedRepository, refName: string | undefine
     if (commit === null) throw notFound('Ref')
     return commit
   }
-  const branch = loaded.project.default_branch ?? await loaded.repo.headBranch()
-  return branch === null ? null : loaded.repo.resolveCommit(branch)
+  return loaded.repo.resolveCommit(defaultRevision(loaded))
 }
 
 const CommitParams = Type.Composite([IdParams, Type.Object({ sha: Type.String({ minLength: 1 }) })])

@@ -11,7 +11,7 @@ import { authorize, loadProject, loadProjectFor, requireActor } from '../load.js
 import { IdParams, OneOf } from '../params.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { cleanTreePath } from '../../git/tree.js'
-import { Base64Encoder, framed, looksBinary, peekStream, streamBlob } from '../../git/blob.js'
+import { sendRawBlob, sendStreamedBase64 } from '../blob-replies.js'
 import type { GitRepository } from '../../git/repository.js'
 import { findFileAtRef, type RepositoryFileView } from '../../services/files/file-at-ref.js'
 import { commitChanges, type CommitAction } from '../../services/commits/commit-changes.js'
@@ -117,10 +117,7 @@ const repositoryFiles: FastifyPluginAsyncTypebox = async (app) => {
     if (file.data !== null) return presentRepositoryFile({ ...file, data: file.data })
     // Too large to hold: the same object, its content encoded as it streams from git.
     const metadata = JSON.stringify(presentFileMetadata(file))
-    const content = streamBlob(repo, file.blobId).pipe(new Base64Encoder())
-    const body = framed(`${metadata.slice(0, -1)},"content":"`, content, '"}')
-    // A stream is sent as it is, past the response schema's serializer.
-    return reply.header('content-type', JSON_TYPE).send(body as never)
+    return sendStreamedBase64(reply, repo, file.blobId, `${metadata.slice(0, -1)},"content":"`, '"}')
   })
 
   app.get(`${base}/raw`, {
@@ -128,14 +125,7 @@ const repositoryFiles: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: FileParams, querystring: RefQuery },
   }, async (req, reply) => {
     const { repo, file } = await loadFile(req, req.params, req.query.ref)
-    const { first, stream } = file.data === null ? await peekStream(streamBlob(repo, file.blobId)) : { first: file.data, stream: null }
-    return reply
-      .headers(fileHeaders(file))
-      .header('content-type', looksBinary(first) ? 'application/octet-stream' : 'text/plain; charset=utf-8')
-      .header('content-length', String(file.size))
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'no-cache')
-      .send(stream ?? file.data)
+    return sendRawBlob(reply.headers(fileHeaders(file)).header('cache-control', 'no-cache'), repo, { oid: file.blobId, size: file.size, data: file.data })
   })
 
   app.post(base, {

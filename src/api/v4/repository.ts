@@ -5,11 +5,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { ApiError, apiError, invalidParam, notFound } from '../errors.js'
-import { loadRepository, type LoadedRepository } from '../load.js'
+import { defaultRevision, loadRepository } from '../load.js'
 import { sendArrayPage } from '../pagination.js'
 import { BooleanParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
 import { cleanTreePath, readTree } from '../../git/tree.js'
-import { Base64Encoder, framed, looksBinary, openBlob, peekStream, streamBlob } from '../../git/blob.js'
+import { openBlob } from '../../git/blob.js'
+import { sendRawBlob, sendStreamedBase64 } from '../blob-replies.js'
 import {
   ARCHIVE_SUFFIXES, ArchiverMissingError, archiveContentType, archiveExtension, archivePrefix, streamArchive,
 } from '../../git/archive.js'
@@ -19,10 +20,6 @@ import { CommitBasic, presentCommit } from '../../entities/commit.js'
 import {
   BlobInfo, CompareResult, Contributor, TreeEntry, presentBlobInfo, presentCompare, presentContributor, presentTreeEntry,
 } from '../../entities/repository.js'
-import { JSON_TYPE } from '../json-type.js'
-
-/** The revision a read defaults to: the default branch, or what HEAD names before one is recorded. */
-const defaultRevision = (loaded: LoadedRepository) => loaded.project.default_branch ?? 'HEAD'
 
 const BlobParams = Type.Composite([IdParams, Type.Object({ sha: Type.String() })])
 
@@ -106,10 +103,7 @@ const repository: FastifyPluginAsyncTypebox = async (app) => {
     if (blob === null) throw notFound('Blob')
     if (blob.data !== null) return presentBlobInfo(blob)
     // Too large to hold: the same object, its content encoded as it streams from git.
-    const content = streamBlob(repo, blob.oid).pipe(new Base64Encoder())
-    const body = framed(`{"size":${blob.size},"encoding":"base64","content":"`, content, `","sha":"${blob.oid}"}`)
-    // A stream is sent as it is, past the response schema's serializer.
-    return reply.header('content-type', JSON_TYPE).send(body as never)
+    return sendStreamedBase64(reply, repo, blob.oid, `{"size":${blob.size},"encoding":"base64","content":"`, `","sha":"${blob.oid}"}`)
   })
 
   app.get('/projects/:id/repository/blobs/:sha/raw', {
@@ -119,12 +113,7 @@ const repository: FastifyPluginAsyncTypebox = async (app) => {
     const { repo } = await loadRepository(req, req.params.id)
     const blob = await openBlob(repo, req.params.sha)
     if (blob === null) throw notFound('Blob')
-    const { first, stream } = blob.data === null ? await peekStream(streamBlob(repo, blob.oid)) : { first: blob.data, stream: null }
-    return reply
-      .header('content-type', looksBinary(first) ? 'application/octet-stream' : 'text/plain; charset=utf-8')
-      .header('content-length', String(blob.size))
-      .header('x-content-type-options', 'nosniff')
-      .send(stream ?? blob.data)
+    return sendRawBlob(reply, repo, blob)
   })
 
   app.get('/projects/:id/repository/archive', {

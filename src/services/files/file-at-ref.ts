@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { pipeline } from 'node:stream/promises'
 import { INLINE_BLOB_LIMIT, streamBlob } from '../../git/blob.js'
 import { lastCommitForPath } from '../../git/log.js'
+import { ImmutableMemo } from '../../git/memo.js'
 import type { GitRepository } from '../../git/repository.js'
 
 export interface RepositoryFileView {
@@ -24,19 +25,14 @@ export interface RepositoryFileView {
 export type FileLookup = { found: RepositoryFileView } | { missing: 'Commit' | 'File' }
 
 /** SHA-256 of large blobs by repository and blob id: a blob's content never changes. */
-const largeBlobDigests = new Map<string, string>()
-const DIGESTS_KEPT = 10_000
+const largeBlobDigests = new ImmutableMemo<string>()
 
-async function largeBlobDigest(repo: GitRepository, blobId: string): Promise<string> {
-  const key = `${repo.gitDir}\0${blobId}`
-  const known = largeBlobDigests.get(key)
-  if (known !== undefined) return known
-  const hash = createHash('sha256')
-  await pipeline(streamBlob(repo, blobId), hash)
-  const digest = hash.digest('hex')
-  if (largeBlobDigests.size >= DIGESTS_KEPT) largeBlobDigests.delete(largeBlobDigests.keys().next().value as string)
-  largeBlobDigests.set(key, digest)
-  return digest
+function largeBlobDigest(repo: GitRepository, blobId: string): Promise<string> {
+  return largeBlobDigests.get(`${repo.gitDir}\0${blobId}`, async () => {
+    const hash = createHash('sha256')
+    await pipeline(streamBlob(repo, blobId), hash)
+    return hash.digest('hex')
+  })
 }
 
 /**
