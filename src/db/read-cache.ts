@@ -8,14 +8,24 @@
 // which bounds staleness across processes.
 import type { Kysely, KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely'
 
+/** Tables that triggers (see migrations/) write when a table is written. */
+const WRITTEN_BY_TRIGGERS: Readonly<Record<string, readonly string[]>> = {
+  issues: ['projects', 'issue_counts'],
+}
+
 export class TableGenerations {
   private readonly byTable = new Map<string, number>()
   /** Bumped by writes whose table could not be told: they change every table. */
   private everything = 0
 
   bump(table: string | null): void {
-    if (table === null) this.everything += 1
-    else this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1)
+    if (table === null) {
+      this.everything += 1
+      return
+    }
+    for (const written of [table, ...(WRITTEN_BY_TRIGGERS[table] ?? [])]) {
+      this.byTable.set(written, (this.byTable.get(written) ?? 0) + 1)
+    }
   }
 
   /** One number that grows whenever any of the tables is written (generations only ever grow). */

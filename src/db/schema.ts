@@ -270,7 +270,11 @@ export interface ReleasesTable {
   updated_at: number
 }
 
-/** Comments; for now on commits (noteable_type 'Commit', commit_id set). */
+/**
+ * Comments on commits (noteable_type 'Commit', commit_id set), issues, merge requests and snippets
+ * (noteable_id set). Notes sharing a discussion_id form a discussion; a note alone is an
+ * individual note (type null) whose discussion_id is its own.
+ */
 export interface NotesTable {
   id: Generated<number>
   project_id: number
@@ -283,8 +287,209 @@ export interface NotesTable {
   line: number | null
   line_type: 'new' | 'old' | null
   system: Generated<Flag>
+  /** 40 hex characters; every note has one (an individual note's is its own). */
+  discussion_id: string | null
+  /** 'DiscussionNote' for the notes of a started discussion, 'DiffNote' on a diff line, else null. */
+  type: 'DiscussionNote' | 'DiffNote' | null
+  /** Notes of merge request discussions can be resolved. */
+  resolvable: Generated<Flag>
+  resolved_at: number | null
+  resolved_by_id: number | null
   created_at: number
   updated_at: number
+}
+
+/** The last iid handed out per owner ('project' | 'group') and usage ('issues', 'merge_requests', 'milestones'). */
+export interface InternalIdsTable {
+  owner_type: 'project' | 'group'
+  owner_id: number
+  usage: 'issues' | 'merge_requests' | 'milestones'
+  last_value: number
+}
+
+/** A project milestone (project_id set) or a group milestone (group_id set). */
+export interface MilestonesTable {
+  id: Generated<number>
+  project_id: number | null
+  group_id: number | null
+  iid: number
+  title: string
+  description: string | null
+  /** 'YYYY-MM-DD' */
+  due_date: string | null
+  start_date: string | null
+  state: Generated<'active' | 'closed'>
+  created_at: number
+  updated_at: number
+}
+
+/** A project label (project_id set) or a group label (group_id set); titles unique per owner. */
+export interface LabelsTable {
+  id: Generated<number>
+  project_id: number | null
+  group_id: number | null
+  title: string
+  /** '#RRGGBB' */
+  color: string
+  description: string | null
+  priority: number | null
+  created_at: number
+  updated_at: number
+}
+
+export type IssuableType = 'Issue' | 'MergeRequest'
+
+export interface IssuesTable {
+  id: Generated<number>
+  project_id: number
+  iid: number
+  author_id: number
+  title: string
+  description: string | null
+  state: Generated<'opened' | 'closed'>
+  confidential: Generated<Flag>
+  discussion_locked: Generated<Flag>
+  milestone_id: number | null
+  /** 'YYYY-MM-DD' */
+  due_date: string | null
+  closed_at: number | null
+  closed_by_id: number | null
+  /** Set when the issue was moved to another project (it is closed then). */
+  moved_to_id: number | null
+  /** Seconds. */
+  time_estimate: Generated<number>
+  total_time_spent: Generated<number>
+  /** Non-system notes; kept by the notes services. */
+  user_notes_count: Generated<number>
+  /** thumbsup / thumbsdown awards; kept by the award emoji services. */
+  upvotes: Generated<number>
+  downvotes: Generated<number>
+  created_at: number
+  updated_at: number
+}
+
+export interface IssueAssigneesTable {
+  issue_id: number
+  user_id: number
+}
+
+export type MergeRequestState = 'opened' | 'closed' | 'locked' | 'merged'
+export type MergeStatus = 'unchecked' | 'can_be_merged' | 'cannot_be_merged'
+
+export interface MergeRequestsTable {
+  id: Generated<number>
+  /** The project it is listed in (project_id in the API). */
+  target_project_id: number
+  iid: number
+  /** A fork's id for a merge request from a fork; null once that fork is deleted. */
+  source_project_id: number | null
+  source_branch: string
+  target_branch: string
+  author_id: number
+  assignee_id: number | null
+  title: string
+  description: string | null
+  state: Generated<MergeRequestState>
+  milestone_id: number | null
+  merge_status: Generated<MergeStatus>
+  /** The source branch head (refs/merge-requests/:iid/head in the target repository). */
+  sha: string | null
+  /** The target branch head merge_status was computed against. */
+  target_sha: string | null
+  merge_commit_sha: string | null
+  merged_by_id: number | null
+  merged_at: number | null
+  closed_by_id: number | null
+  closed_at: number | null
+  discussion_locked: Generated<Flag>
+  /** The author's wish (null when not expressed). */
+  should_remove_source_branch: Flag | null
+  force_remove_source_branch: Generated<Flag>
+  allow_collaboration: Generated<Flag>
+  squash: Generated<Flag>
+  merge_when_pipeline_succeeds: Generated<Flag>
+  time_estimate: Generated<number>
+  total_time_spent: Generated<number>
+  user_notes_count: Generated<number>
+  upvotes: Generated<number>
+  downvotes: Generated<number>
+  created_at: number
+  updated_at: number
+}
+
+export interface LabelLinksTable {
+  label_id: number
+  target_type: IssuableType
+  target_id: number
+}
+
+export interface SnippetsTable {
+  id: Generated<number>
+  /** Null for personal snippets (not served yet). */
+  project_id: number | null
+  author_id: number
+  title: string
+  file_name: string
+  description: string | null
+  content: string
+  visibility_level: VisibilityLevel
+  created_at: number
+  updated_at: number
+}
+
+export type AwardableType = 'Issue' | 'MergeRequest' | 'Snippet' | 'Note'
+
+export interface AwardEmojiTable {
+  id: Generated<number>
+  name: string
+  user_id: number
+  awardable_type: AwardableType
+  awardable_id: number
+  created_at: number
+  updated_at: number
+}
+
+/** A project board (project_id set) or a group board (group_id set). */
+export interface BoardsTable {
+  id: Generated<number>
+  project_id: number | null
+  group_id: number | null
+  name: string
+  milestone_id: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface BoardListsTable {
+  id: Generated<number>
+  board_id: number
+  label_id: number | null
+  list_type: 'backlog' | 'label' | 'closed'
+  /** 0-based among the label lists; null for backlog and closed. */
+  position: number | null
+  /** Soft deletion (spec: board list DELETE). */
+  deleted_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface SubscriptionsTable {
+  id: Generated<number>
+  user_id: number
+  subscribable_type: 'Label' | 'Issue' | 'MergeRequest'
+  subscribable_id: number
+  project_id: number | null
+  subscribed: Flag
+  created_at: number
+  updated_at: number
+}
+
+/** Kept by triggers (migration 0004): issues per project, state and confidentiality. */
+export interface IssueCountsTable {
+  project_id: number
+  state: 'opened' | 'closed'
+  confidential: Flag
+  value: number
 }
 
 /** Maintained counts (kept by triggers): 'users', 'projects.visibility.<level>'. */
@@ -312,6 +517,19 @@ export interface Database {
   protected_tags: ProtectedTagsTable
   releases: ReleasesTable
   notes: NotesTable
+  internal_ids: InternalIdsTable
+  milestones: MilestonesTable
+  labels: LabelsTable
+  issues: IssuesTable
+  issue_assignees: IssueAssigneesTable
+  merge_requests: MergeRequestsTable
+  label_links: LabelLinksTable
+  snippets: SnippetsTable
+  award_emoji: AwardEmojiTable
+  boards: BoardsTable
+  board_lists: BoardListsTable
+  subscriptions: SubscriptionsTable
+  issue_counts: IssueCountsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -332,3 +550,11 @@ export type ProtectedBranchRow = Selectable<ProtectedBranchesTable>
 export type ProtectedTagRow = Selectable<ProtectedTagsTable>
 export type ReleaseRow = Selectable<ReleasesTable>
 export type NoteRow = Selectable<NotesTable>
+export type MilestoneRow = Selectable<MilestonesTable>
+export type LabelRow = Selectable<LabelsTable>
+export type IssueRow = Selectable<IssuesTable>
+export type MergeRequestRow = Selectable<MergeRequestsTable>
+export type SnippetRow = Selectable<SnippetsTable>
+export type AwardEmojiRow = Selectable<AwardEmojiTable>
+export type BoardRow = Selectable<BoardsTable>
+export type BoardListRow = Selectable<BoardListsTable>

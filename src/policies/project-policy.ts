@@ -2,7 +2,7 @@
 import type { Actor } from '../auth/actor.js'
 import type { NamespaceRow, ProjectRow } from '../db/schema.js'
 import type { ProjectAccess } from '../finders/access.js'
-import { DEVELOPER, INTERNAL, MAINTAINER, OWNER, PUBLIC, REPORTER } from './access-levels.js'
+import { DEVELOPER, GUEST, INTERNAL, MAINTAINER, OWNER, PUBLIC, REPORTER } from './access-levels.js'
 
 export interface ProjectSubject {
   project: ProjectRow
@@ -21,6 +21,23 @@ export type ProjectAbility =
   | 'archive_project'    // Owner, as in the original (archive, unarchive)
   | 'rename_project'     // Owner (a new name through PUT)
   | 'change_visibility_level' // Owner (a visibility through PUT)
+  | 'read_issue'         // whoever reads the project, while issues are enabled (confidential ones: see issue policy)
+  | 'create_issue'       // signed-in readers of public/internal projects, Guest on private ones
+  | 'admin_issue'        // Reporter: edit others' issues, labels, assignees, milestones, boards
+  | 'destroy_issue'      // Owner (and admins), as the original
+  | 'read_merge_request' // whoever reads the code, while merge requests are enabled
+  | 'create_merge_request_in'   // the target: whoever reads its code (forks' owners too)
+  | 'create_merge_request_from' // the source: Developer (push access)
+  | 'admin_merge_request'       // Developer: edit others' merge requests
+  | 'create_note'        // signed-in readers (the noteable's own rules decide the rest)
+  | 'admin_note'         // Maintainer: edit and delete others' notes
+  | 'read_snippet'       // whoever reads the project, while snippets are enabled
+  | 'create_snippet'     // Reporter, while snippets are enabled
+  | 'admin_snippet'      // Maintainer: edit and delete others' snippets
+  | 'read_milestone'     // whoever reads issues or merge requests
+  | 'admin_milestone'    // Reporter: create, edit, close milestones; labels and board lists alike
+  | 'destroy_milestone'  // Developer, as the spec says
+  | 'destroy_board_list' // Owner (and admins), as the spec says
 
 /** A project is readable by admins, by anyone when public, by internal users when internal, and by members. */
 export function canReadProject(actor: Actor | null, project: ProjectRow, access: ProjectAccess): boolean {
@@ -51,9 +68,19 @@ export function isProjectOwner(actor: Actor | null, subject: ProjectSubject): bo
 }
 
 export function canOnProject(actor: Actor | null, subject: ProjectSubject, ability: ProjectAbility): boolean {
-  if (ability === 'read_project') return canReadProject(actor, subject.project, subject.access)
-  if (ability === 'download_code') return canDownloadCode(actor, subject)
+  const { project } = subject
+  switch (ability) {
+    case 'read_project': return canReadProject(actor, project, subject.access)
+    case 'download_code': return canDownloadCode(actor, subject)
+    case 'read_issue': return project.issues_enabled === 1 && canReadProject(actor, project, subject.access)
+    case 'read_merge_request': return project.merge_requests_enabled === 1 && canDownloadCode(actor, subject)
+    case 'read_snippet': return project.snippets_enabled === 1 && canReadProject(actor, project, subject.access)
+    case 'read_milestone': return (project.issues_enabled === 1 || project.merge_requests_enabled === 1)
+      && canReadProject(actor, project, subject.access)
+    default: break
+  }
   if (actor === null) return false
+  if (ability === 'create_merge_request_in') return project.merge_requests_enabled === 1 && canDownloadCode(actor, subject)
   // An archived project is read-only, for administrators too.
   if (ability === 'push_code' && subject.project.archived) return false
   if (actor.user.admin) return true
@@ -67,5 +94,17 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'archive_project':
     case 'rename_project':
     case 'change_visibility_level': return isProjectOwner(actor, subject)
+    case 'create_issue': return project.issues_enabled === 1 && (level >= GUEST || project.visibility_level >= INTERNAL)
+    case 'admin_issue':
+    case 'admin_milestone': return level >= REPORTER
+    case 'destroy_issue':
+    case 'destroy_board_list': return isProjectOwner(actor, subject)
+    case 'create_merge_request_from':
+    case 'admin_merge_request':
+    case 'destroy_milestone': return level >= DEVELOPER
+    case 'create_note': return canReadProject(actor, project, subject.access)
+    case 'admin_note':
+    case 'admin_snippet': return level >= MAINTAINER
+    case 'create_snippet': return project.snippets_enabled === 1 && level >= REPORTER
   }
 }

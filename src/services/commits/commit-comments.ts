@@ -9,6 +9,7 @@ import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
 import type { CommitCommentView } from '../../entities/commit-comment.js'
 import { diffCommits } from '../../git/diff.js'
+import { newDiscussionId } from '../notes/system-notes.js'
 import type { Commit, GitRepository } from '../../git/repository.js'
 import { cleanTreePath } from '../../git/tree.js'
 import { recordEvent } from '../events/record-event.js'
@@ -97,6 +98,7 @@ export async function createCommitComment(db: Db, input: NewCommitComment): Prom
       line: input.placement?.line ?? null,
       line_type: input.placement?.lineType ?? null,
       system: 0,
+      discussion_id: newDiscussionId(),
       created_at: now,
       updated_at: now,
     }).returningAll().executeTakeFirstOrThrow()
