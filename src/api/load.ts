@@ -2,12 +2,13 @@
 // id or full path, then answer 404 unless the caller may see it, so private resources can never
 // leak by a forgotten check. `authorize` turns a policy answer into 403.
 import type { FastifyRequest } from 'fastify'
-import type { NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
+import type { IssueRow, MergeRequestRow, NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
 import { fitsIntegerColumn } from '../db/values.js'
 import { NO_PROJECT_ACCESS, groupAccessFor, groupVisibleTo, projectAccessFor, type ProjectAccess } from '../finders/access.js'
 import { findProjectByIdOrPath } from '../finders/project-lookup.js'
 import { canOnProject, canReadProject, type ProjectAbility, type ProjectSubject } from '../policies/project-policy.js'
 import type { GitRepository } from '../git/repository.js'
+import { canReadIssue } from '../policies/issuable-policy.js'
 import { forbidden, notFound, unauthorized } from './errors.js'
 import type { Actor } from '../auth/actor.js'
 
@@ -65,6 +66,49 @@ export function defaultRevision(loaded: LoadedProject): string {
 export async function loadRepository(req: FastifyRequest, idOrPath: string, ability: ProjectAbility = 'download_code'): Promise<LoadedRepository> {
   const loaded = await loadProjectFor(req, idOrPath, ability)
   return { ...loaded, repo: req.server.ingot.repositories.open(loaded.project.id) }
+}
+
+export interface LoadedIssue extends LoadedProject {
+  issue: IssueRow
+  assigneeIds: number[]
+}
+
+/**
+ * An issue of the project by its iid: 404 'Issue' unless the caller may read it (issues enabled,
+ * confidential ones only for their author, assignees and Reporters and up), then `ability` on the
+ * project (403).
+ */
+export async function loadIssue(req: FastifyRequest, idOrPath: string, iid: number, ability: ProjectAbility = 'read_project'): Promise<LoadedIssue> {
+  const loaded = await loadProject(req, idOrPath)
+  const { db } = req.server.ingot
+  const issue = fitsIntegerColumn(iid)
+    ? await db.selectFrom('issues').selectAll().where('project_id', '=', loaded.project.id).where('iid', '=', iid).executeTakeFirst()
+    : undefined
+  if (issue === undefined) throw notFound('Issue')
+  const assignees = await db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issue.id).execute()
+  const assigneeIds = assignees.map((row) => row.user_id)
+  if (!canReadIssue(req.actor, loaded, issue, assigneeIds)) throw notFound('Issue')
+  authorize(canOnProject(req.actor, loaded, ability))
+  return { ...loaded, issue, assigneeIds }
+}
+
+export interface LoadedMergeRequest extends LoadedProject {
+  mergeRequest: MergeRequestRow
+}
+
+/** A merge request of the (target) project by its iid: 404 unless the caller may read it, then `ability` (403). */
+export async function loadMergeRequest(
+  req: FastifyRequest, idOrPath: string, iid: number, ability: ProjectAbility = 'read_merge_request',
+): Promise<LoadedMergeRequest> {
+  const loaded = await loadProject(req, idOrPath)
+  if (!canOnProject(req.actor, loaded, 'read_merge_request')) throw notFound('Merge Request')
+  const mergeRequest = fitsIntegerColumn(iid)
+    ? await req.server.ingot.db.selectFrom('merge_requests').selectAll()
+      .where('target_project_id', '=', loaded.project.id).where('iid', '=', iid).executeTakeFirst()
+    : undefined
+  if (mergeRequest === undefined) throw notFound('Merge Request')
+  authorize(canOnProject(req.actor, loaded, ability))
+  return { ...loaded, mergeRequest }
 }
 
 /** A group by id or URL-decoded full path, 404 unless the caller can see it. */
