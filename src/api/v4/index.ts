@@ -1,12 +1,15 @@
 // Mounts every resource of /api/v4: the whole API surface, readable in one file.
 import type { FastifyPluginAsync } from 'fastify'
+import boards from './boards.js'
 import branches from './branches.js'
 import commits from './commits.js'
 import customAttributes from './custom-attributes.js'
 import events from './events.js'
 import groups from './groups.js'
 import impersonationTokens from './impersonation-tokens.js'
+import labels from './labels.js'
 import members from './members.js'
+import milestones from './milestones.js'
 import namespaces from './namespaces.js'
 import projects from './projects.js'
 import protectedBranches from './protected-branches.js'
@@ -18,13 +21,16 @@ import users from './users.js'
 import version from './version.js'
 
 const apiV4: FastifyPluginAsync = async (app) => {
+  await app.register(boards)
   await app.register(branches)
   await app.register(commits)
   await app.register(customAttributes)
   await app.register(events)
   await app.register(groups)
   await app.register(impersonationTokens)
+  await app.register(labels)
   await app.register(members)
+  await app.register(milestones)
   await app.register(namespaces)
   await app.register(projects)
   await app.register(protectedBranches)
