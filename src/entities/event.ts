@@ -1,10 +1,12 @@
 // Event entity (spec: Event): a contribution event with its brief author, `push_data` on push events,
-// and `action_name` worded exactly as the original's Event#action_name words it.
+// `note` (the note entity) on events whose target is a note, and `action_name` worded exactly as
+// the original's Event#action_name words it.
 import { Type, type Static } from '@sinclair/typebox'
 import type { EventRow, UserRow } from '../db/schema.js'
 import { isoTime } from '../db/values.js'
 import type { PushData } from '../services/events/record-event.js'
 import { IsoDateTime, NullableInteger, NullableString, type PresentContext } from './common.js'
+import { Note, presentNote, type NoteView } from './note.js'
 import { UserBasic, presentUserBasic } from './user.js'
 
 export const PushEventPayload = Type.Object({
@@ -31,6 +33,8 @@ export const Event = Type.Object({
   author_username: Type.String(),
   data: Type.Null(),
   push_data: Type.Optional(PushEventPayload),
+  /** On events whose target is a note that still exists, as the original's Event#note?. */
+  note: Type.Optional(Note),
 })
 export type EventEntity = Static<typeof Event>
 
@@ -39,6 +43,8 @@ export interface EventView {
   author: UserRow
   /** The parsed push payload of a `pushed` event. */
   pushData: PushData | null
+  /** The target of an event whose target_type is 'Note'; null for other events, or once the note is gone. */
+  note: NoteView | null
 }
 
 /** The original's wording: pushes by what they did to the ref, a project's creation as `created`. */
@@ -78,5 +84,6 @@ export function presentEvent(view: EventView, ctx: PresentContext): EventEntity 
     author_username: author.username,
     data: null,
     push_data: event.action === 'pushed' && pushData !== null ? pushData : undefined,
+    note: view.note === null ? undefined : presentNote(view.note, ctx),
   }
 }

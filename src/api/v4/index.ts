@@ -1,9 +1,11 @@
 // Mounts every resource of /api/v4: the whole API surface, readable in one file.
 import type { FastifyPluginAsync } from 'fastify'
+import awardEmoji from './award-emoji.js'
 import boards from './boards.js'
 import branches from './branches.js'
 import commits from './commits.js'
 import customAttributes from './custom-attributes.js'
+import discussions from './discussions.js'
 import events from './events.js'
 import groups from './groups.js'
 import impersonationTokens from './impersonation-tokens.js'
@@ -11,20 +13,24 @@ import labels from './labels.js'
 import members from './members.js'
 import milestones from './milestones.js'
 import namespaces from './namespaces.js'
+import notes from './notes.js'
 import projects from './projects.js'
 import protectedBranches from './protected-branches.js'
 import protectedTags from './protected-tags.js'
 import repository from './repository.js'
 import repositoryFiles from './repository-files.js'
+import snippets from './snippets.js'
 import tags from './tags.js'
 import users from './users.js'
 import version from './version.js'
 
 const apiV4: FastifyPluginAsync = async (app) => {
+  await app.register(awardEmoji)
   await app.register(boards)
   await app.register(branches)
   await app.register(commits)
   await app.register(customAttributes)
+  await app.register(discussions)
   await app.register(events)
   await app.register(groups)
   await app.register(impersonationTokens)
@@ -32,11 +38,13 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(members)
   await app.register(milestones)
   await app.register(namespaces)
+  await app.register(notes)
   await app.register(projects)
   await app.register(protectedBranches)
   await app.register(protectedTags)
   await app.register(repository)
   await app.register(repositoryFiles)
+  await app.register(snippets)
   await app.register(tags)
   await app.register(users)
   await app.register(version)

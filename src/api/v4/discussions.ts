@@ -1,0 +1,167 @@
+// Discussions (spec: Discussions) of issues, project snippets and merge requests: list (by their
+// first notes, paginated by discussion), get (`:discussion_id`, the 40-hex id), start one (201, the
+// discussion; resolvable on merge requests), reply (201, the note; replying to a note posted on
+// its own makes it a discussion), edit a note's body or — on resolvable notes — `resolved`
+// (exactly one of the two), delete a note (204), and on merge requests resolve or unresolve a
+// whole discussion (PUT …/discussions/:discussion_id with `resolved`: its author or a Developer).
+// Permissions as for notes (see notes.ts): 404 for what the caller may not read, 403 for writes.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import type { NoteRow } from '../../db/schema.js'
+import { Discussion, presentDiscussion, type DiscussionEntity } from '../../entities/discussion.js'
+import { Note } from '../../entities/note.js'
+import { findDiscussion, findDiscussionNotes, findDiscussionPage } from '../../finders/notes-finder.js'
+import { replyToDiscussion, startDiscussion } from '../../services/notes/create-note.js'
+import { deleteNote } from '../../services/notes/delete-note.js'
+import { canAdminNote, canCreateNote, canResolveDiscussion, canResolveNote } from '../../services/notes/note-rules.js'
+import type { Noteable } from '../../services/notes/noteable.js'
+import { setDiscussionResolved, setNoteResolved } from '../../services/notes/resolve-notes.js'
+import { updateNote } from '../../services/notes/update-note.js'
+import { ApiError, notFound } from '../errors.js'
+import { authorize, requireActor } from '../load.js'
+import { setPaginationHeaders } from '../pagination.js'
+import { BooleanParam, Pagination } from '../params.js'
+import { checkUnmodifiedSince } from '../preconditions.js'
+import { presentCtx } from '../present.js'
+import {
+  NOTEABLE_ROUTES, NoteBody, NoteIdParam, allowedCreatedAt, badRequestNotGiven, loadNote, loadNoteable,
+  presentNoteRow, type LoadedNoteable,
+} from './notes.js'
+
+const DiscussionIdParam = Type.Object({ discussion_id: Type.String({ minLength: 1 }) })
+
+const UpdateNoteBody = Type.Object({
+  body: Type.Optional(Type.String()),
+  resolved: Type.Optional(BooleanParam({ description: 'Resolve or unresolve a resolvable note' })),
+})
+
+const ResolveBody = Type.Object({ resolved: BooleanParam() })
+
+async function presentDiscussionOf(req: FastifyRequest, noteable: Noteable, discussionId: string): Promise<DiscussionEntity> {
+  const discussion = await findDiscussion(req.server.ingot.db, noteable, discussionId)
+  if (discussion === null) throw notFound('Discussion')
+  return presentDiscussion(discussion, presentCtx(req))
+}
+
+/** The notes of the route's discussion, oldest first: 404 'Discussion' when it has none. */
+async function loadDiscussionNotes(req: FastifyRequest, noteable: Noteable, discussionId: string): Promise<NoteRow[]> {
+  const notes = await findDiscussionNotes(req.server.ingot.db, noteable, discussionId)
+  if (notes.length === 0) throw notFound('Discussion')
+  return notes
+}
+
+/** A note of the route's discussion: 404 'Note' when the discussion does not hold it. */
+async function loadDiscussionNote(req: FastifyRequest, loaded: LoadedNoteable, discussionId: string, noteId: number): Promise<NoteRow> {
+  await loadDiscussionNotes(req, loaded.noteable, discussionId)
+  const note = await loadNote(req, loaded.noteable, noteId)
+  if (note.discussion_id !== discussionId) throw notFound('Note')
+  return note
+}
+
+const discussions: FastifyPluginAsyncTypebox = async (app) => {
+  for (const route of NOTEABLE_ROUTES) {
+    const base = `${route.path}/discussions`
+    const discussionParams = Type.Composite([route.params, DiscussionIdParam])
+    const noteParams = Type.Composite([route.params, DiscussionIdParam, NoteIdParam])
+
+    app.get(base, {
+      schema: { params: route.params, querystring: Pagination, response: { 200: Type.Array(Discussion) } },
+    }, async (req, reply) => {
+      const { noteable } = await loadNoteable(req, route.type)
+      const page = await findDiscussionPage(req.server.ingot.db, noteable, req.query)
+      setPaginationHeaders(req, reply, page)
+      const ctx = presentCtx(req)
+      return page.items.map((view) => presentDiscussion(view, ctx))
+    })
+
+    app.get(`${base}/:discussion_id`, {
+      schema: { params: discussionParams, response: { 200: Discussion } },
+    }, async (req) => {
+      const { noteable } = await loadNoteable(req, route.type)
+      return presentDiscussionOf(req, noteable, req.params.discussion_id)
+    })
+
+    app.post(base, {
+      schema: { params: route.params, body: NoteBody, response: { 201: Discussion } },
+    }, async (req, reply) => {
+      const actor = requireActor(req)
+      const loaded = await loadNoteable(req, route.type)
+      authorize(canCreateNote(actor, loaded, loaded.noteable))
+      const result = await startDiscussion(req.server.ingot.db, {
+        noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
+        createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
+      })
+      if (result.kind === 'refused') throw badRequestNotGiven(result.message)
+      reply.code(201)
+      return presentDiscussionOf(req, loaded.noteable, result.note.discussion_id ?? '')
+    })
+
+    app.post(`${base}/:discussion_id/notes`, {
+      schema: { params: discussionParams, body: NoteBody, response: { 201: Note } },
+    }, async (req, reply) => {
+      const actor = requireActor(req)
+      const loaded = await loadNoteable(req, route.type)
+      const discussion = await loadDiscussionNotes(req, loaded.noteable, req.params.discussion_id)
+      authorize(canCreateNote(actor, loaded, loaded.noteable))
+      const result = await replyToDiscussion(req.server.ingot.db, {
+        noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
+        createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
+      }, discussion)
+      if (result.kind === 'refused') throw badRequestNotGiven(result.message)
+      reply.code(201)
+      return presentNoteRow(req, loaded.noteable, result.note)
+    })
+
+    app.put(`${base}/:discussion_id/notes/:note_id`, {
+      schema: { params: noteParams, body: UpdateNoteBody, response: { 200: Note } },
+    }, async (req) => {
+      const { body, resolved } = req.body
+      if (body === undefined && resolved === undefined) {
+        throw new ApiError(400, { error: 'body, resolved are missing, exactly one parameter must be provided' })
+      }
+      if (body !== undefined && resolved !== undefined) throw new ApiError(400, { error: 'body, resolved are mutually exclusive' })
+      const loaded = await loadNoteable(req, route.type)
+      const { db } = req.server.ingot
+      if (resolved !== undefined) {
+        const actor = requireActor(req)
+        const note = await loadDiscussionNote(req, loaded, req.params.discussion_id, req.params.note_id)
+        authorize(canResolveNote(actor, loaded, loaded.noteable, note))
+        if (note.resolvable !== 1) throw badRequestNotGiven('Note is not resolvable')
+        return presentNoteRow(req, loaded.noteable, await setNoteResolved(db, note, actor.user.id, resolved))
+      }
+      const note = await loadDiscussionNote(req, loaded, req.params.discussion_id, req.params.note_id)
+      authorize(canAdminNote(req.actor, loaded, loaded.noteable, note))
+      const result = await updateNote(db, loaded.noteable, note, body ?? '')
+      if (!result.ok) throw badRequestNotGiven(result.message)
+      return presentNoteRow(req, loaded.noteable, result.note)
+    })
+
+    app.delete(`${base}/:discussion_id/notes/:note_id`, {
+      schema: { params: noteParams },
+    }, async (req, reply) => {
+      const loaded = await loadNoteable(req, route.type)
+      const note = await loadDiscussionNote(req, loaded, req.params.discussion_id, req.params.note_id)
+      authorize(canAdminNote(req.actor, loaded, loaded.noteable, note))
+      checkUnmodifiedSince(req, note.updated_at)
+      await deleteNote(req.server.ingot.db, loaded.noteable, note)
+      return reply.code(204).send()
+    })
+
+    if (route.type === 'MergeRequest') {
+      app.put(`${base}/:discussion_id`, {
+        schema: { params: discussionParams, body: ResolveBody, response: { 200: Discussion } },
+      }, async (req) => {
+        const actor = requireActor(req)
+        const loaded = await loadNoteable(req, route.type)
+        const notes = await loadDiscussionNotes(req, loaded.noteable, req.params.discussion_id)
+        // As the original: a discussion without resolvable notes cannot be resolved by anyone.
+        authorize(notes.some((note) => note.resolvable === 1) && canResolveDiscussion(actor, loaded, loaded.noteable))
+        await setDiscussionResolved(req.server.ingot.db, loaded.noteable.id, req.params.discussion_id, actor.user.id, req.body.resolved)
+        return presentDiscussionOf(req, loaded.noteable, req.params.discussion_id)
+      })
+    }
+  }
+}
+
+export default discussions

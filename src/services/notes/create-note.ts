@@ -1,0 +1,139 @@
+// Writing notes (spec: Notes, Discussions), as the original's Notes::CreateService and BuildService:
+// - postNote: a note on its own (POST …/notes), or, when its body is a lone known emoji
+//   (`:thumbsup:`), an award of that emoji on the noteable instead (spec: Note);
+// - startDiscussion: the first note of a discussion, resolvable on merge requests;
+// - replyToDiscussion: a note added to a discussion; replying to a note posted on its own turns it
+//   into a discussion, and a reply to a resolved discussion is resolved too (it stays resolved).
+// Every user note moves its noteable's updated_at and user_notes_count and records a `commented`
+// event (target the note, target_title the noteable's title) in the same transaction.
+import type { Db } from '../../db/index.js'
+import type { AwardEmojiRow, NoteRow } from '../../db/schema.js'
+import { flag } from '../../db/values.js'
+import { awardEmoji, awardRefusalMessage } from '../award-emoji/award-emoji.js'
+import { canonicalEmojiName } from '../award-emoji/emoji-names.js'
+import { recordEvent } from '../events/record-event.js'
+import { takesResolvableDiscussions, touchNoteable, type Noteable } from './noteable.js'
+import { newDiscussionId } from './system-notes.js'
+
+const MAX_NOTE_LENGTH = 1_000_000
+
+export interface NewNote {
+  noteable: Noteable
+  authorId: number
+  body: string
+  /** A creation time other than now (the caller decides who may set one). */
+  createdAt?: number
+}
+
+export type NoteResult =
+  | { kind: 'note'; note: NoteRow }
+  | { kind: 'award'; award: AwardEmojiRow }
+  /** `message` is the original's sentence for the refusal, e.g. `Note {:note=>["can't be blank"]}`. */
+  | { kind: 'refused'; message: string }
+
+/** What starting or replying to a discussion gives: never an award. */
+export type DiscussionNoteResult = Exclude<NoteResult, { kind: 'award' }>
+
+/** The original's validation messages for a body it refuses (`{:note=>[…]}`); null for a good one. */
+export function noteBodyErrors(body: string): string | null {
+  if (body.trim() === '') return '{:note=>["can\'t be blank"]}'
+  if (body.length > MAX_NOTE_LENGTH) return `{:note=>["is too long (maximum is ${MAX_NOTE_LENGTH} characters)"]}`
+  return null
+}
+
+/** The emoji a body consisting of one `:name:` alone awards; null for any other body. */
+function awardedEmoji(body: string): string | null {
+  const match = /^:([\w+-]+):\s?$/.exec(body)
+  return match?.[1] !== undefined && canonicalEmojiName(match[1]) !== null ? match[1] : null
+}
+
+interface NoteShape {
+  type: NoteRow['type']
+  discussionId: string
+  resolvable: boolean
+  resolvedBy: number | null
+}
+
+async function insertNote(trx: Db, input: NewNote, shape: NoteShape): Promise<NoteRow> {
+  const now = Date.now()
+  const { noteable } = input
+  const note = await trx.insertInto('notes').values({
+    project_id: noteable.projectId,
+    author_id: input.authorId,
+    noteable_type: noteable.type,
+    noteable_id: noteable.id,
+    commit_id: null,
+    body: input.body,
+    path: null,
+    line: null,
+    line_type: null,
+    system: 0,
+    discussion_id: shape.discussionId,
+    type: shape.type,
+    resolvable: flag(shape.resolvable),
+    resolved_at: shape.resolvedBy === null ? null : now,
+    resolved_by_id: shape.resolvedBy,
+    created_at: input.createdAt ?? now,
+    updated_at: now,
+  }).returningAll().executeTakeFirstOrThrow()
+  await touchNoteable(trx, noteable, now, 1)
+  await recordEvent(trx, {
+    action: 'commented', authorId: input.authorId, projectId: noteable.projectId,
+    target: { type: 'Note', id: note.id, title: noteable.title }, createdAt: now,
+  })
+  return note
+}
+
+export async function postNote(db: Db, input: NewNote): Promise<NoteResult> {
+  const errors = noteBodyErrors(input.body)
+  if (errors !== null) return { kind: 'refused', message: `Note ${errors}` }
+  const emoji = awardedEmoji(input.body)
+  if (emoji !== null) {
+    const { noteable } = input
+    const result = await awardEmoji(db, { type: noteable.type, id: noteable.id, authorId: noteable.authorId }, input.authorId, emoji)
+    if (result.ok) return { kind: 'award', award: result.award }
+    return { kind: 'refused', message: `Note ${awardRefusalMessage(result.refusal) ?? '{:name=>["cannot be awarded by its author"]}'}` }
+  }
+  const note = await db.transaction().execute((trx) => insertNote(trx, input, {
+    type: null, discussionId: newDiscussionId(), resolvable: false, resolvedBy: null,
+  }))
+  return { kind: 'note', note }
+}
+
+export async function startDiscussion(db: Db, input: NewNote): Promise<DiscussionNoteResult> {
+  const errors = noteBodyErrors(input.body)
+  if (errors !== null) return { kind: 'refused', message: `Note ${errors}` }
+  const note = await db.transaction().execute((trx) => insertNote(trx, input, {
+    type: 'DiscussionNote', discussionId: newDiscussionId(), resolvable: takesResolvableDiscussions(input.noteable), resolvedBy: null,
+  }))
+  return { kind: 'note', note }
+}
+
+/** Resolved: it has resolvable notes and every one is resolved. */
+function isResolved(notes: readonly NoteRow[]): boolean {
+  const resolvable = notes.filter((note) => note.resolvable === 1)
+  return resolvable.length > 0 && resolvable.every((note) => note.resolved_at !== null)
+}
+
+/** A reply to the discussion whose notes (oldest first) are `discussion`. */
+export async function replyToDiscussion(db: Db, input: NewNote, discussion: readonly NoteRow[]): Promise<DiscussionNoteResult> {
+  const first = discussion[0]
+  if (first === undefined || first.system === 1 || first.discussion_id === null) {
+    return { kind: 'refused', message: 'Discussion can not be replied to.' }
+  }
+  const errors = noteBodyErrors(input.body)
+  if (errors !== null) return { kind: 'refused', message: `Note ${errors}` }
+  const discussionId = first.discussion_id
+  const resolvable = takesResolvableDiscussions(input.noteable)
+  const note = await db.transaction().execute(async (trx) => {
+    if (first.type === null) {
+      await trx.updateTable('notes').set({ type: 'DiscussionNote', resolvable: flag(resolvable) })
+        .where('discussion_id', '=', discussionId).where('noteable_type', '=', input.noteable.type)
+        .where('noteable_id', '=', input.noteable.id).execute()
+    }
+    return insertNote(trx, input, {
+      type: 'DiscussionNote', discussionId, resolvable, resolvedBy: isResolved(discussion) ? input.authorId : null,
+    })
+  })
+  return { kind: 'note', note }
+}

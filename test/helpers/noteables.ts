@@ -1,0 +1,130 @@
+// What notes, discussions and award emoji hang on, for their tests: issues and merge requests as
+// bare rows (with their per-project iids; their own endpoints are tested elsewhere), project
+// snippets through their service.
+import { EXTERNAL_URL, type TestApp } from './app.js'
+import type { TestUser } from './factories.js'
+import type { IssueRow, MergeRequestRow, ProjectRow } from '../../src/db/schema.js'
+import { nextInternalId } from '../../src/services/issuables/internal-ids.js'
+import { createSnippet, type ProjectSnippetRow } from '../../src/services/snippets/snippets.js'
+import { visibilityLevel, type Visibility } from '../../src/policies/access-levels.js'
+
+/** A user as entities embed them (UserBasic). */
+export function basicUser(user: TestUser['user']) {
+  return {
+    id: user.id, name: user.name, username: user.username, state: user.state, avatar_url: null,
+    web_url: `${EXTERNAL_URL}/${user.username}`,
+  }
+}
+
+export interface NoteableOptions {
+  title?: string
+  confidential?: boolean
+  discussionLocked?: boolean
+  assignees?: readonly TestUser[]
+}
+
+export async function makeIssue(t: TestApp, project: ProjectRow, author: TestUser, options: NoteableOptions = {}): Promise<IssueRow> {
+  return t.ctx.db.transaction().execute(async (trx) => {
+    const now = Date.now()
+    const issue = await trx.insertInto('issues').values({
+      project_id: project.id,
+      iid: await nextInternalId(trx, { type: 'project', id: project.id }, 'issues'),
+      author_id: author.user.id,
+      title: options.title ?? 'An issue',
+      description: null,
+      confidential: options.confidential ? 1 : 0,
+      discussion_locked: options.discussionLocked ? 1 : 0,
+      milestone_id: null,
+      due_date: null,
+      closed_at: null,
+      closed_by_id: null,
+      moved_to_id: null,
+      created_at: now,
+      updated_at: now,
+    }).returningAll().executeTakeFirstOrThrow()
+    for (const assignee of options.assignees ?? []) {
+      await trx.insertInto('issue_assignees').values({ issue_id: issue.id, user_id: assignee.user.id }).execute()
+    }
+    return issue
+  })
+}
+
+export async function makeMergeRequest(
+  t: TestApp, project: ProjectRow, author: TestUser, options: NoteableOptions = {},
+): Promise<MergeRequestRow> {
+  return t.ctx.db.transaction().execute(async (trx) => {
+    const now = Date.now()
+    const iid = await nextInternalId(trx, { type: 'project', id: project.id }, 'merge_requests')
+    return trx.insertInto('merge_requests').values({
+      target_project_id: project.id,
+      iid,
+      source_project_id: project.id,
+      source_branch: `feature-${iid}`,
+      target_branch: 'master',
+      author_id: author.user.id,
+      assignee_id: null,
+      title: options.title ?? 'A merge request',
+      description: null,
+      milestone_id: null,
+      sha: null,
+      target_sha: null,
+      merge_commit_sha: null,
+      merged_by_id: null,
+      merged_at: null,
+      closed_by_id: null,
+      closed_at: null,
+      should_remove_source_branch: null,
+      discussion_locked: options.discussionLocked ? 1 : 0,
+      created_at: now,
+      updated_at: now,
+    }).returningAll().executeTakeFirstOrThrow()
+  })
+}
+
+export async function makeSnippet(
+  t: TestApp, project: ProjectRow, author: TestUser, options: { title?: string; visibility?: Visibility; content?: string } = {},
+): Promise<ProjectSnippetRow> {
+  const result = await createSnippet(t.ctx.db, project.id, author.user.id, {
+    title: options.title ?? 'A snippet',
+    fileName: 'snippet.txt',
+    content: options.content ?? 'hello\n',
+    description: null,
+    visibilityLevel: visibilityLevel(options.visibility ?? 'private'),
+  })
+  if (!result.ok) throw new Error(JSON.stringify(result.errors))
+  return result.snippet
+}
+
+/** The path below /api/v4 of each kind of noteable, for tests run once per kind. */
+export type NoteableKind = 'issue' | 'merge_request' | 'snippet'
+export const NOTEABLE_KINDS: readonly NoteableKind[] = ['issue', 'merge_request', 'snippet']
+
+export interface MadeNoteable {
+  kind: NoteableKind
+  /** `/projects/:id/issues/:iid` and alike. */
+  path: string
+  /** The noteable's row id, iid (null for snippets), type name and author. */
+  id: number
+  iid: number | null
+  type: 'Issue' | 'MergeRequest' | 'Snippet'
+}
+
+/** A noteable of the kind in the project, written by `author`; snippets are public unless said. */
+export async function makeNoteable(
+  t: TestApp, kind: NoteableKind, project: ProjectRow, author: TestUser, options: NoteableOptions & { visibility?: Visibility } = {},
+): Promise<MadeNoteable> {
+  switch (kind) {
+    case 'issue': {
+      const issue = await makeIssue(t, project, author, options)
+      return { kind, path: `/projects/${project.id}/issues/${issue.iid}`, id: issue.id, iid: issue.iid, type: 'Issue' }
+    }
+    case 'merge_request': {
+      const mr = await makeMergeRequest(t, project, author, options)
+      return { kind, path: `/projects/${project.id}/merge_requests/${mr.iid}`, id: mr.id, iid: mr.iid, type: 'MergeRequest' }
+    }
+    case 'snippet': {
+      const snippet = await makeSnippet(t, project, author, { visibility: options.visibility ?? 'public', ...(options.title ? { title: options.title } : {}) })
+      return { kind, path: `/projects/${project.id}/snippets/${snippet.id}`, id: snippet.id, iid: null, type: 'Snippet' }
+    }
+  }
+}
