@@ -13,16 +13,16 @@ export function canReadIssue(actor: Actor | null, subject: ProjectSubject, issue
     || subject.access.level >= REPORTER
 }
 
-/** Its author and assignees may edit an issue; Reporters and up any issue. */
+/** Its author and assignees may edit an issue; Reporters and up any issue; nobody on an archived project. */
 export function canUpdateIssue(actor: Actor | null, subject: ProjectSubject, issue: IssueRow, assigneeIds: readonly number[]): boolean {
-  if (actor === null) return false
+  if (actor === null || subject.project.archived === 1) return false
   if (canOnProject(actor, subject, 'admin_issue')) return true
   return issue.author_id === actor.user.id || assigneeIds.includes(actor.user.id)
 }
 
 /** Its author and assignee may edit a merge request; Developers and up any (subject: the target project). */
 export function canUpdateMergeRequest(actor: Actor | null, subject: ProjectSubject, mergeRequest: MergeRequestRow): boolean {
-  if (actor === null) return false
+  if (actor === null || subject.project.archived === 1) return false
   if (canOnProject(actor, subject, 'admin_merge_request')) return true
   return mergeRequest.author_id === actor.user.id || mergeRequest.assignee_id === actor.user.id
 }

@@ -39,6 +39,13 @@ export type ProjectAbility =
   | 'destroy_milestone'  // Developer, as the spec says
   | 'destroy_board_list' // Owner (and admins), as the spec says
 
+/** What an archived project refuses: every change of its code and collaboration content. */
+const CHANGES_CONTENT: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>([
+  'push_code', 'create_issue', 'admin_issue', 'destroy_issue', 'create_merge_request_in', 'create_merge_request_from',
+  'admin_merge_request', 'create_note', 'admin_note', 'create_snippet', 'admin_snippet', 'admin_milestone', 'destroy_milestone',
+  'destroy_board_list',
+])
+
 /** A project is readable by admins, by anyone when public, by internal users when internal, and by members. */
 export function canReadProject(actor: Actor | null, project: ProjectRow, access: ProjectAccess): boolean {
   if (project.visibility_level === PUBLIC) return true
@@ -80,9 +87,9 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     default: break
   }
   if (actor === null) return false
-  if (ability === 'create_merge_request_in') return project.merge_requests_enabled === 1 && canDownloadCode(actor, subject)
   // An archived project is read-only, for administrators too.
-  if (ability === 'push_code' && subject.project.archived) return false
+  if (project.archived && CHANGES_CONTENT.has(ability)) return false
+  if (ability === 'create_merge_request_in') return project.merge_requests_enabled === 1 && canDownloadCode(actor, subject)
   if (actor.user.admin) return true
   const level = subject.access.level
   switch (ability) {

@@ -9,6 +9,7 @@ import discussions from './discussions.js'
 import events from './events.js'
 import groups from './groups.js'
 import impersonationTokens from './impersonation-tokens.js'
+import issues from './issues.js'
 import labels from './labels.js'
 import members from './members.js'
 import milestones from './milestones.js'
@@ -34,6 +35,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(events)
   await app.register(groups)
   await app.register(impersonationTokens)
+  await app.register(issues)
   await app.register(labels)
   await app.register(members)
   await app.register(milestones)

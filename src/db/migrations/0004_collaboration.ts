@@ -55,6 +55,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('labels_project_title', ['project_id', 'title'])
     .addUniqueConstraint('labels_group_title', ['group_id', 'title'])
     .execute()
+  // Issue and merge request lists filter by label title across projects.
+  await db.schema.createIndex('labels_title').on('labels').column('title').execute()
 
   await withId(db, db.schema.createTable('issues'))
     .addColumn('project_id', 'integer', projectRef)
@@ -84,9 +86,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await db.schema.createIndex(`issues_project_${column}`).on('issues').columns(['project_id', column, 'id']).execute()
     await db.schema.createIndex(`issues_project_state_${column}`).on('issues').columns(['project_id', 'state', column, 'id']).execute()
   }
+  // Lists of many projects (GET /issues, group lists) walk the order across projects.
+  for (const column of ['created_at', 'updated_at']) {
+    await db.schema.createIndex(`issues_${column}`).on('issues').columns([column, 'id']).execute()
+  }
   await db.schema.createIndex('issues_author').on('issues').columns(['author_id', 'created_at', 'id']).execute()
   await db.schema.createIndex('issues_milestone').on('issues').columns(['milestone_id', 'id']).execute()
   await db.schema.createIndex('issues_confidential').on('issues').columns(['project_id', 'confidential', 'id']).execute()
+  // The confidential issues a caller wrote, which they see where they are not Reporter (list totals).
+  await db.schema.createIndex('issues_confidential_author').on('issues').column('author_id').where(sql.ref('confidential'), '=', 1).execute()
 
   await db.schema.createTable('issue_assignees')
     .addColumn('issue_id', 'integer', (c) => c.notNull().references('issues.id').onDelete('cascade'))

@@ -1,6 +1,15 @@
 // Time tracking of issues and merge requests: durations as the original reads and writes them.
 // Input is "1mo 2w 3d 4h 5m 6s" (or plain seconds); output, the human forms of time_stats. As in
-// the original, a day is 8 hours, a week 5 days and a month 4 weeks.
+// the original, a day is 8 hours, a week 5 days and a month 4 weeks. Changes of an issue's or
+// merge request's estimate and time spent are written with their system notes ("changed time
+// estimate to 1h", "added 30m of time spent", "removed time spent").
+import { sql, type RawBuilder, type SqlBool } from 'kysely'
+import type { Actor } from '../../auth/actor.js'
+import type { Db } from '../../db/index.js'
+import type { IssuableType } from '../../db/schema.js'
+import { validationFailed } from '../../api/errors.js'
+import { addSystemNote } from '../notes/system-notes.js'
+
 const UNIT_SECONDS = { mo: 4 * 5 * 8 * 3600, w: 5 * 8 * 3600, d: 8 * 3600, h: 3600, m: 60, s: 1 } as const
 const ORDER = ['mo', 'w', 'd', 'h', 'm', 's'] as const
 const PART = /^(-?\d+)(mo|w|d|h|m|s)$/
@@ -32,4 +41,69 @@ export function humanDuration(seconds: number): string | null {
     rest -= amount * UNIT_SECONDS[unit]
   }
   return sign + parts.join(' ')
+}
+
+/** What time_stats shows of an issue or merge request. */
+export interface TrackedTime {
+  time_estimate: number
+  total_time_spent: number
+}
+
+/** The issue or merge request whose time is tracked (its row's project column differs by type). */
+export interface TimeTracked {
+  type: IssuableType
+  id: number
+  projectId: number
+  time: TrackedTime
+}
+
+const TABLE_OF = { Issue: 'issues', MergeRequest: 'merge_requests' } as const
+
+/**
+ * Writes the time values when `guard` holds, with the change's system note, in one transaction;
+ * undefined when the guard failed. One UPDATE, so concurrent changes all count.
+ */
+async function writeTime(
+  db: Db, actor: Actor, target: TimeTracked, values: { time_estimate?: number | RawBuilder<number>; total_time_spent?: number | RawBuilder<number> },
+  note: string, guard: RawBuilder<SqlBool> = sql<SqlBool>`1 = 1`,
+): Promise<TrackedTime | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const now = Date.now()
+    // Both tables share these columns; Kysely is told the issues table's shape for either.
+    const updated = await trx.updateTable(TABLE_OF[target.type] as 'issues').set({ ...values, updated_at: now })
+      .where('id', '=', target.id).where(guard).returning(['time_estimate', 'total_time_spent']).executeTakeFirst()
+    if (updated === undefined) return undefined
+    await addSystemNote(trx, { projectId: target.projectId, noteable: { type: target.type, id: target.id }, authorId: actor.user.id, body: note, createdAt: now })
+    return updated
+  })
+}
+
+/** Sets the estimate (0 removes it); a negative one is refused as the original refuses it. */
+export async function setTimeEstimate(db: Db, actor: Actor, target: TimeTracked, seconds: number): Promise<TrackedTime> {
+  if (seconds < 0) throw validationFailed({ time_estimate: ['has an invalid format'] })
+  if (seconds === target.time.time_estimate) return target.time
+  const note = seconds === 0 ? 'removed time estimate' : `changed time estimate to ${humanDuration(seconds)}`
+  return await writeTime(db, actor, target, { time_estimate: seconds }, note) ?? target.time
+}
+
+/** Adds time spent (subtracts it when negative); the total never goes below zero. */
+export async function addSpentTime(db: Db, actor: Actor, target: TimeTracked, seconds: number): Promise<TrackedTime> {
+  if (seconds === 0) return target.time
+  const total = sql<number>`total_time_spent + ${seconds}`
+  const note = `${seconds > 0 ? 'added' : 'subtracted'} ${humanDuration(Math.abs(seconds))} of time spent`
+  const updated = await writeTime(db, actor, target, { total_time_spent: total }, note, sql<SqlBool>`${total} >= 0`)
+  if (updated === undefined) throw validationFailed({ time_spent: ['Time to subtract exceeds the total time spent'] })
+  return updated
+}
+
+export async function resetSpentTime(db: Db, actor: Actor, target: TimeTracked): Promise<TrackedTime> {
+  if (target.time.total_time_spent === 0) return target.time
+  return await writeTime(db, actor, target, { total_time_spent: 0 }, 'removed time spent') ?? target.time
+}
+
+/** Seconds of a `duration` parameter; 400 naming `field` when unreadable. */
+export function durationParam(text: string, field: 'time_estimate' | 'time_spent'): number {
+  const seconds = parseDuration(text)
+  if (seconds === null) throw validationFailed({ [field]: ['has an invalid format'] })
+  return seconds
 }
