@@ -8,6 +8,7 @@ import { JobQueue } from './jobs/queue.js'
 import { defineHousekeeping } from './jobs/housekeeping.js'
 import { PushListeners } from './services/push/after-push.js'
 import { defineStatisticsJob } from './services/projects/refresh-statistics.js'
+import { registerMergeRequestPushListener } from './services/merge-requests/merge-request-push-listener.js'
 
 export interface AppContext {
   config: Config
@@ -48,5 +49,6 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
   }
   defineHousekeeping(ctx)
   defineStatisticsJob(ctx)
+  registerMergeRequestPushListener(ctx)
   return ctx
 }

@@ -13,6 +13,8 @@ import issues from './issues.js'
 import labels from './labels.js'
 import members from './members.js'
 import milestones from './milestones.js'
+import mergeRequestGit from './merge-request-git.js'
+import mergeRequests from './merge-requests.js'
 import namespaces from './namespaces.js'
 import notes from './notes.js'
 import projects from './projects.js'
@@ -39,6 +41,8 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(labels)
   await app.register(members)
   await app.register(milestones)
+  await app.register(mergeRequestGit)
+  await app.register(mergeRequests)
   await app.register(namespaces)
   await app.register(notes)
   await app.register(projects)
