@@ -14,10 +14,14 @@ import { deleteNamespacesAndProjects, projectIdsIn, selfAndDescendantIds } from 
 /**
  * Every table holding a user's contributions, by its author column: moved to the ghost on a soft
  * delete, deleted on a hard one. A capability that adds authored rows (issues, notes, …) adds its
- * table here.
+ * table here. Award emoji go with the user (a ghost cannot hold one award per person).
  */
 const CONTRIBUTIONS: readonly { table: string; authorColumn: string }[] = [
   { table: 'events', authorColumn: 'author_id' },
+  { table: 'issues', authorColumn: 'author_id' },
+  { table: 'merge_requests', authorColumn: 'author_id' },
+  { table: 'notes', authorColumn: 'author_id' },
+  { table: 'snippets', authorColumn: 'author_id' },
 ]
 
 export interface DeleteUserOptions {
