@@ -4,7 +4,7 @@
 // runs and again after, and a cached entry is served only while the tables it was read from are
 // at the generations they had when it was read. A write path can therefore never forget to
 // invalidate. On PostgreSQL, where other connections read while a transaction is open, a commit
-// also ends every entry. Other processes' writes are not seen: entries expire after `ttlMs`,
+// also ends every entry read from a table the transaction wrote. Other processes' writes are not seen: entries expire after `ttlMs`,
 // which bounds staleness across processes.
 import type { Kysely, KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely'
 
@@ -85,6 +85,18 @@ export function generationsPlugin(generations: TableGenerations): KyselyPlugin {
       if (table !== undefined) generations.bump(table)
       return args.result
     },
+  }
+}
+
+/** Records the tables a transaction's statements write (null: one it could not tell). */
+function writesRecorder(written: Set<string | null>): KyselyPlugin {
+  return {
+    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+      const table = writtenTable(args.node)
+      if (table !== undefined) written.add(table)
+      return args.node
+    },
+    transformResult: async (args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => args.result,
   }
 }
 
@@ -222,7 +234,7 @@ export interface ReadCacheSettings {
   /**
    * Whether other connections may read while a transaction is open (PostgreSQL's pool; not the
    * one SQLite connection): then a read can cache what a transaction is about to replace, so every
-   * commit also ends every entry.
+   * commit also ends the entries read from the tables the transaction wrote.
    */
   concurrentReads: boolean
 }
@@ -236,10 +248,11 @@ export function withReadCaches<DB>(db: Kysely<DB>, settings: ReadCacheSettings):
       const builder = begin()
       const execute = builder.execute.bind(builder)
       builder.execute = async (callback) => {
+        const written = new Set<string | null>()
         try {
-          return await execute(callback)
+          return await execute((trx) => callback(trx.withPlugin(writesRecorder(written))))
         } finally {
-          generations.bump(null)
+          for (const table of written) generations.bump(table)
         }
       }
       return builder

@@ -47,6 +47,27 @@ describe('read caches', () => {
     assert.equal(await cache.get(String(user.id), loadName(user.id)), 'New')
   })
 
+  it('ends at commit the entries read from the tables a transaction wrote, and only those', async () => {
+    const { user } = await makeUser(t, { name: 'Before commit' })
+    const cache = nameCache()!
+    const other = readCacheOf<number>(t.ctx.db, 'test-unrelated', { tables: ['projects'], maxWeight: 10 })!
+    let otherLoads = 0
+    const loadOther = async () => { otherLoads += 1; return 1 }
+    await other.get('key', loadOther)
+    let readMeanwhile: Promise<string> | undefined
+    await t.ctx.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ name: 'After commit' }).where('id', '=', user.id).execute()
+      // Another connection reads (and would cache) the old row while the transaction is open; on
+      // SQLite's one connection the read waits for the commit instead.
+      readMeanwhile = cache.get(String(user.id), loadName(user.id))
+      if (t.ctx.dialect === 'postgres') assert.equal(await readMeanwhile, 'Before commit')
+    })
+    await readMeanwhile
+    assert.equal(await cache.get(String(user.id), loadName(user.id)), 'After commit')
+    await other.get('key', loadOther)
+    assert.equal(otherLoads, 1, 'an entry of a table the transaction did not write outlives its commit')
+  })
+
   it('gives transactions no cache, so they read their own writes', async () => {
     await t.ctx.db.transaction().execute(async (trx) => {
       assert.equal(readCacheOf(trx, 'test-user-names', { tables: ['users'], maxWeight: 1 }), null)

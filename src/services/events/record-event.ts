@@ -65,8 +65,14 @@ export async function recordEvents(db: Db, events: readonly NewEvent[]): Promise
   for (const row of rows) {
     if (row.project_id !== null) latestByProject.set(row.project_id, Math.max(latestByProject.get(row.project_id) ?? 0, row.created_at))
   }
-  for (const [projectId, at] of latestByProject) {
-    await db.updateTable('projects').set({ last_activity_at: at })
-      .where('id', '=', projectId).where('last_activity_at', '<=', at - ACTIVITY_RESOLUTION_MS).execute()
-  }
+  for (const [projectId, at] of latestByProject) await markProjectActive(db, projectId, at)
+}
+
+/**
+ * What recording an event at `at` does to its project (last_activity_at, at most hourly), for a
+ * writer that inserts its event row itself (issue creation on PostgreSQL, in one statement).
+ */
+export async function markProjectActive(db: Db, projectId: number, at: number): Promise<void> {
+  await db.updateTable('projects').set({ last_activity_at: at })
+    .where('id', '=', projectId).where('last_activity_at', '<=', at - ACTIVITY_RESOLUTION_MS).execute()
 }

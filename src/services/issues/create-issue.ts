@@ -6,11 +6,13 @@
 // before is.
 import type { Actor } from '../../auth/actor.js'
 import type { Db } from '../../db/index.js'
-import type { IssueRow, LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
+import { sql, type Insertable } from 'kysely'
+import type { IssueRow, IssuesTable, LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
+import { isPostgres } from '../../db/dialect.js'
 import { flag } from '../../db/values.js'
 import { validationFailed } from '../../api/errors.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
-import { recordEvent } from '../events/record-event.js'
+import { markProjectActive, recordEvent } from '../events/record-event.js'
 import { nextInternalId } from '../issuables/internal-ids.js'
 import { findOrCreateLabels } from '../labels/issuable-labels.js'
 import { isUniqueViolation } from '../projects/create-project.js'
@@ -34,12 +36,9 @@ export async function createIssue(db: Db, actor: Actor, subject: ProjectSubject,
   const milestone = await availableMilestone(db, projectId, permitted.milestoneId ?? null)
   const insert = () => db.transaction().execute(async (trx) => {
     const labels = await findOrCreateLabels(trx, projectId, permitted.labels ?? [])
-    const iid = await nextInternalId(trx, { type: 'project', id: projectId }, 'issues')
     const now = Date.now()
-    const createdAt = permitted.createdAt ?? now
-    const issue = await trx.insertInto('issues').values({
+    const values: NewIssueValues = {
       project_id: projectId,
-      iid,
       author_id: actor.user.id,
       title: input.title,
       description: permitted.description ?? null,
@@ -47,21 +46,11 @@ export async function createIssue(db: Db, actor: Actor, subject: ProjectSubject,
       discussion_locked: flag(permitted.discussionLocked ?? false),
       milestone_id: milestone?.id ?? null,
       due_date: permitted.dueDate ?? null,
-      closed_at: null,
-      closed_by_id: null,
-      moved_to_id: null,
-      created_at: createdAt,
-      updated_at: createdAt,
-    }).returningAll().executeTakeFirstOrThrow()
-    if (assignees.length > 0) {
-      await trx.insertInto('issue_assignees').values(assignees.map((user) => ({ issue_id: issue.id, user_id: user.id }))).execute()
+      created_at: permitted.createdAt ?? now,
+      updated_at: permitted.createdAt ?? now,
     }
-    if (labels.length > 0) {
-      await trx.insertInto('label_links').values(labels.map((label) => ({ label_id: label.id, target_type: 'Issue' as const, target_id: issue.id }))).execute()
-    }
-    await recordEvent(trx, {
-      action: 'created', authorId: actor.user.id, projectId, target: { type: 'Issue', id: issue.id, iid, title: issue.title }, createdAt: now,
-    })
+    const links = { labelIds: labels.map((label) => label.id), assigneeIds: assignees.map((user) => user.id), now }
+    const issue = isPostgres(db) ? await insertInOneStatement(trx, actor, values, links) : await insertStepByStep(trx, actor, values, links)
     return { issue, labels, assignees, milestone }
   })
   try {
@@ -71,4 +60,62 @@ export async function createIssue(db: Db, actor: Actor, subject: ProjectSubject,
     if (isUniqueViolation(err)) return insert()
     throw err
   }
+}
+
+type NewIssueValues = Omit<Insertable<IssuesTable>, 'iid'>
+
+interface IssueLinks {
+  labelIds: number[]
+  assigneeIds: number[]
+  now: number
+}
+
+/** The issue's number, row, assignees, label links and `created` event, one statement at a time. */
+async function insertStepByStep(trx: Db, actor: Actor, values: NewIssueValues, links: IssueLinks): Promise<IssueRow> {
+  const iid = await nextInternalId(trx, { type: 'project', id: values.project_id }, 'issues')
+  const issue = await trx.insertInto('issues').values({ ...values, iid }).returningAll().executeTakeFirstOrThrow()
+  if (links.assigneeIds.length > 0) {
+    await trx.insertInto('issue_assignees').values(links.assigneeIds.map((userId) => ({ issue_id: issue.id, user_id: userId }))).execute()
+  }
+  if (links.labelIds.length > 0) {
+    await trx.insertInto('label_links').values(links.labelIds.map((labelId) => ({ label_id: labelId, target_type: 'Issue' as const, target_id: issue.id }))).execute()
+  }
+  await recordEvent(trx, {
+    action: 'created', authorId: actor.user.id, projectId: issue.project_id,
+    target: { type: 'Issue', id: issue.id, iid, title: issue.title }, createdAt: links.now,
+  })
+  return issue
+}
+
+/**
+ * The same in one statement, for PostgreSQL: the project's number sequence, issue counts and
+ * project row stay locked from the number's upsert to the commit, so concurrent creators into one
+ * project queue behind each other for that long — one round trip here instead of five.
+ */
+async function insertInOneStatement(trx: Db, actor: Actor, values: NewIssueValues, links: IssueLinks): Promise<IssueRow> {
+  await markProjectActive(trx, values.project_id, links.now)
+  const { rows } = await sql<IssueRow>`with next as (
+      insert into internal_ids (owner_type, owner_id, usage, last_value) values ('project', ${values.project_id}, 'issues', 1)
+      on conflict (owner_type, owner_id, usage) do update set last_value = internal_ids.last_value + 1
+      returning last_value
+    ), issue as (
+      insert into issues (project_id, iid, author_id, title, description, confidential, discussion_locked, milestone_id, due_date,
+        created_at, updated_at)
+      select ${values.project_id}, last_value, ${values.author_id}, ${values.title}, ${values.description}, ${values.confidential},
+        ${values.discussion_locked}, ${values.milestone_id}, ${values.due_date}, ${values.created_at}, ${values.updated_at}
+      from next
+      returning *
+    ), assigned as (
+      insert into issue_assignees (issue_id, user_id) select issue.id, u from issue, unnest(cast(${links.assigneeIds} as integer[])) u
+    ), labelled as (
+      insert into label_links (label_id, target_type, target_id)
+      select l, 'Issue', issue.id from issue, unnest(cast(${links.labelIds} as integer[])) l
+    ), created as (
+      insert into events (project_id, author_id, action, target_type, target_id, target_iid, target_title, created_at)
+      select issue.project_id, ${actor.user.id}, 'created', 'Issue', issue.id, issue.iid, issue.title, ${links.now} from issue
+    )
+    select * from issue`.execute(trx)
+  const issue = rows[0]
+  if (issue === undefined) throw new Error('the issue insert returned no row')
+  return issue
 }
