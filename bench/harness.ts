@@ -54,6 +54,9 @@ export interface LoadOptions {
   rate?: number
   /** The path of the n-th request, when every request should differ. */
   pathOf?: (n: number) => string
+  /** GET unless set; a POST sends `body` with every request. */
+  method?: 'GET' | 'POST'
+  body?: string
 }
 
 /** One autocannon run; any non-2xx answer or error fails the benchmark. */
@@ -62,6 +65,8 @@ export async function load(url: string, options: LoadOptions): Promise<LoadResul
   const { pathOf } = options
   const result = await autocannon({
     url, headers: options.headers ?? {}, connections: options.connections, duration: options.seconds,
+    ...(options.method === undefined ? {} : { method: options.method }),
+    ...(options.body === undefined ? {} : { body: options.body }),
     ...(options.rate === undefined ? {} : { overallRate: options.rate }),
     ...(pathOf === undefined ? {} : { requests: [{ setupRequest: (request) => ({ ...request, path: pathOf(sent++) }) }] }),
   })

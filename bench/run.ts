@@ -6,7 +6,8 @@
 //   - with 10,000 users and projects seeded: GET /projects/:id, GET /projects?per_page=20 and
 //     GET /users?per_page=20 at saturation (throughput, p50, p99) beside a floor route sending the
 //     identical precomputed body and headers, then p99 at half the saturating rate.
-// Then the repository engine (bench/git.ts). BENCH_PARTS=api or =git runs one half.
+// Then the repository engine (bench/git.ts) and the collaboration lists, creation and merges at a
+// million issues (bench/issues.ts). BENCH_PARTS=api, =git or =issues (or a comma list) runs parts.
 import { spawn, execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -18,6 +19,7 @@ import { seedUsersAndProjects } from './seed.js'
 import type { BenchTarget } from './server.js'
 import { load, log, renderTable, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
 import { measureGit } from './git.js'
+import { measureIssues } from './issues.js'
 
 const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const SEED_COUNT = Number(process.env.BENCH_SEED ?? 10_000)
@@ -28,16 +30,17 @@ async function main() {
   log('building dist/ …')
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' })
   const rows: Row[] = []
-  const parts = (process.env.BENCH_PARTS ?? 'api,git').split(',')
-  const dialects = parts.includes('api') ? (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[] : []
+  const parts = (process.env.BENCH_PARTS ?? 'api,git,issues').split(',')
+  const available = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[]
+  const reachable = await postgresReachable()
+  if (!reachable) log('PostgreSQL not reachable: skipping its measurements')
+  const usable = available.filter((dialect) => dialect === 'sqlite' || reachable)
+  const dialects = parts.includes('api') ? usable : []
   for (const dialect of dialects) {
-    if (dialect === 'postgres' && !(await postgresReachable())) {
-      log('PostgreSQL not reachable: skipping its measurements')
-      continue
-    }
     rows.push(...await measureDialect(dialect))
   }
   if (parts.includes('git')) rows.push(...await measureGit())
+  if (parts.includes('issues')) rows.push(...await measureIssues(usable))
   const table = renderTable(rows)
   const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
     `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; server on CPU 0, autocannon on CPU 1, ` +
