@@ -5,11 +5,26 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
+import pg from 'pg'
 
 export const repoRoot = path.resolve(import.meta.dirname, '..')
 export const ROOT_TOKEN = 'bench-root-token-0123456789'
 
 export interface Row { metric: string; value: string; target: string; ok: boolean | null }
+
+/** The PostgreSQL server benchmarks create their databases on. */
+export const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+/** One statement on PG_SERVER's maintenance database (create database, drop database). */
+export async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_SERVER })
+  await client.connect()
+  try {
+    await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
 
 export const log = (line: string) => process.stderr.write(`${line}\n`)
 

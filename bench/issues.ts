@@ -10,13 +10,11 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import pg from 'pg'
 import { openDatabase, migrateToLatest } from '../src/db/index.js'
 import { seedUsersAndProjects } from './seed.js'
 import { seedIssues } from './issues-seed.js'
-import { load, log, median, ROOT_TOKEN, startBenchServer, stop, type Row } from './harness.js'
+import { adminQuery, load, log, median, PG_SERVER, ROOT_TOKEN, startBenchServer, stop, type Row } from './harness.js'
 
-const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const BIG = Number(process.env.BENCH_ISSUES ?? 1_000_000)
 const SMALL = 1_000
 const MERGE_REQUESTS = 10_000
@@ -45,16 +43,6 @@ const SHAPES: readonly ListShape[] = [
   { name: 'state=closed&order_by=updated_at', query: 'state=closed&order_by=updated_at', total: (n) => countWhere(n, (i) => i % 3 === 0), target: 25 },
   { name: 'page 500', query: 'page=500', total: (n) => n, target: 50 },
 ]
-
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_SERVER })
-  await client.connect()
-  try {
-    await client.query(text)
-  } finally {
-    await client.end()
-  }
-}
 
 async function api(base: string, token: string, method: string, urlPath: string, body?: unknown) {
   const res = await fetch(`${base}/api/v4${urlPath}`, {

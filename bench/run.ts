@@ -17,11 +17,10 @@ import pg from 'pg'
 import { openDatabase, migrateToLatest } from '../src/db/index.js'
 import { seedUsersAndProjects } from './seed.js'
 import type { BenchTarget } from './server.js'
-import { load, log, renderTable, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
+import { adminQuery, load, log, PG_SERVER, renderTable, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
 import { measureGit } from './git.js'
 import { measureIssues } from './issues.js'
 
-const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const SEED_COUNT = Number(process.env.BENCH_SEED ?? 10_000)
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = 10
@@ -58,16 +57,6 @@ async function postgresReachable(): Promise<boolean> {
     return true
   } catch {
     return false
-  }
-}
-
-async function adminQuery(sqlText: string) {
-  const client = new pg.Client({ connectionString: PG_SERVER })
-  await client.connect()
-  try {
-    await client.query(sqlText)
-  } finally {
-    await client.end()
   }
 }
 

@@ -1,10 +1,9 @@
 // What notes, discussions and award emoji hang on, for their tests: issues and merge requests as
-// bare rows (with their per-project iids; their own endpoints are tested elsewhere), project
-// snippets through their service.
+// bare rows (issuable-rows.ts), project snippets through their service.
 import { EXTERNAL_URL, type TestApp } from './app.js'
 import type { TestUser } from './factories.js'
 import type { IssueRow, MergeRequestRow, ProjectRow } from '../../src/db/schema.js'
-import { nextInternalId } from '../../src/services/issuables/internal-ids.js'
+import { insertIssue, insertMergeRequest } from './issuable-rows.js'
 import { createSnippet, type ProjectSnippetRow } from '../../src/services/snippets/snippets.js'
 import { visibilityLevel, type Visibility } from '../../src/policies/access-levels.js'
 
@@ -23,62 +22,21 @@ export interface NoteableOptions {
   assignees?: readonly TestUser[]
 }
 
-export async function makeIssue(t: TestApp, project: ProjectRow, author: TestUser, options: NoteableOptions = {}): Promise<IssueRow> {
-  return t.ctx.db.transaction().execute(async (trx) => {
-    const now = Date.now()
-    const issue = await trx.insertInto('issues').values({
-      project_id: project.id,
-      iid: await nextInternalId(trx, { type: 'project', id: project.id }, 'issues'),
-      author_id: author.user.id,
-      title: options.title ?? 'An issue',
-      description: null,
-      confidential: options.confidential ? 1 : 0,
-      discussion_locked: options.discussionLocked ? 1 : 0,
-      milestone_id: null,
-      due_date: null,
-      closed_at: null,
-      closed_by_id: null,
-      moved_to_id: null,
-      created_at: now,
-      updated_at: now,
-    }).returningAll().executeTakeFirstOrThrow()
-    for (const assignee of options.assignees ?? []) {
-      await trx.insertInto('issue_assignees').values({ issue_id: issue.id, user_id: assignee.user.id }).execute()
-    }
-    return issue
-  })
+export function makeIssue(t: TestApp, project: ProjectRow, author: TestUser, options: NoteableOptions = {}): Promise<IssueRow> {
+  return insertIssue(t, project.id, { ...rowOptions(options), authorId: author.user.id })
 }
 
-export async function makeMergeRequest(
-  t: TestApp, project: ProjectRow, author: TestUser, options: NoteableOptions = {},
-): Promise<MergeRequestRow> {
-  return t.ctx.db.transaction().execute(async (trx) => {
-    const now = Date.now()
-    const iid = await nextInternalId(trx, { type: 'project', id: project.id }, 'merge_requests')
-    return trx.insertInto('merge_requests').values({
-      target_project_id: project.id,
-      iid,
-      source_project_id: project.id,
-      source_branch: `feature-${iid}`,
-      target_branch: 'master',
-      author_id: author.user.id,
-      assignee_id: null,
-      title: options.title ?? 'A merge request',
-      description: null,
-      milestone_id: null,
-      sha: null,
-      target_sha: null,
-      merge_commit_sha: null,
-      merged_by_id: null,
-      merged_at: null,
-      closed_by_id: null,
-      closed_at: null,
-      should_remove_source_branch: null,
-      discussion_locked: options.discussionLocked ? 1 : 0,
-      created_at: now,
-      updated_at: now,
-    }).returningAll().executeTakeFirstOrThrow()
-  })
+export function makeMergeRequest(t: TestApp, project: ProjectRow, author: TestUser, options: NoteableOptions = {}): Promise<MergeRequestRow> {
+  return insertMergeRequest(t, project.id, { ...rowOptions(options), authorId: author.user.id })
+}
+
+function rowOptions(options: NoteableOptions) {
+  return {
+    ...(options.title === undefined ? {} : { title: options.title }),
+    confidential: options.confidential ?? false,
+    discussionLocked: options.discussionLocked ?? false,
+    assigneeIds: (options.assignees ?? []).map((assignee) => assignee.user.id),
+  }
 }
 
 export async function makeSnippet(
