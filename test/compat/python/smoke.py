@@ -47,4 +47,37 @@ tree = project.repository_tree(ref='feature', recursive=True, get_all=True)
 assert sorted(entry['path'] for entry in tree if entry['type'] == 'blob') == ['README.md', 'b.bin', 'docs/a.txt']
 assert project.repository_compare('master', 'feature')['commits'][0]['id'] == commit.id
 
+label = project.labels.create({'name': 'bug', 'color': '#FF0000'})
+milestone = project.milestones.create({'title': 'v1', 'due_date': '2030-01-31'})
+issue = project.issues.create({'title': 'It crashes', 'description': 'On start', 'labels': ['bug', 'ui'],
+                               'milestone_id': milestone.id, 'assignee_ids': [gl.user.id]})
+assert issue.iid == 1 and sorted(issue.labels) == ['bug', 'ui'] and issue.milestone['id'] == milestone.id
+assert [i.iid for i in project.issues.list(labels=['bug'], state='opened')] == [1]
+note = issue.notes.create({'body': 'Seen it too'})
+assert [n.body for n in issue.notes.list() if not n.system] == ['Seen it too'], note.body
+issue.awardemojis.create({'name': 'tada'})
+assert [a.name for a in issue.awardemojis.list()] == ['tada']
+issue.state_event = 'close'
+issue.save()
+issue = project.issues.get(1)
+assert issue.state == 'closed' and issue.user_notes_count == 1 and issue.upvotes == 0
+assert issue.time_estimate('3h30m')['human_time_estimate'] == '3h 30m'
+assert project.issues.get(1).time_stats()['time_estimate'] == 12600
+assert [i.iid for i in milestone.issues()] == [1]
+
+mr = project.mergerequests.create({'source_branch': 'feature', 'target_branch': 'master', 'title': 'Add b', 'labels': ['bug']})
+assert mr.merge_status == 'can_be_merged', mr.merge_status
+assert [c.id for c in mr.commits()] == [commit.id]
+discussion = mr.discussions.create({'body': 'Please check'})
+assert not discussion.attributes['individual_note']
+mr.merge(should_remove_source_branch=True)
+mr = project.mergerequests.get(mr.iid)
+assert mr.state == 'merged' and mr.merged_by['id'] == gl.user.id, mr.state
+assert [m.iid for m in project.mergerequests.list(state='merged')] == [mr.iid]
+
+snippet = project.snippets.create({'title': 'Hello', 'file_name': 'hello.sh', 'content': 'echo hi\n', 'visibility': 'private'})
+assert snippet.content() == b'echo hi\n'
+snippet.notes.create({'body': 'Neat'})
+assert [n.body for n in snippet.notes.list()] == ['Neat']
+
 print('ok')
