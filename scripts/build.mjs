@@ -13,6 +13,10 @@ await build({
   format: 'esm',
   sourcemap: true,
   legalComments: 'none',
+  // Whitespace and syntax minified (names kept, so stack traces still name their functions): V8
+  // parses less at every start and holds a smaller source and fewer compiled functions.
+  minifyWhitespace: true,
+  minifySyntax: true,
   external: ['better-sqlite3', '@node-rs/argon2', 'pg-native'],
   // Bundled CommonJS dependencies call require(); give the ES module bundle one.
   banner: { js: "import { createRequire as __ingotCreateRequire } from 'node:module'; const require = __ingotCreateRequire(import.meta.url);" },
