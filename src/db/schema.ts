@@ -493,6 +493,14 @@ export interface IssueCountsTable {
 }
 
 /** Maintained counts (kept by triggers): 'users', 'projects.visibility.<level>'. */
+/** One row (migration 0005); `settings` is JSON of the values an administrator changed. */
+export interface ApplicationSettingsTable {
+  id: Generated<number>
+  settings: Generated<string>
+  created_at: number
+  updated_at: number
+}
+
 export interface CountersTable {
   name: string
   value: number
@@ -530,6 +538,7 @@ export interface Database {
   board_lists: BoardListsTable
   subscriptions: SubscriptionsTable
   issue_counts: IssueCountsTable
+  application_settings: ApplicationSettingsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -558,3 +567,4 @@ export type SnippetRow = Selectable<SnippetsTable>
 export type AwardEmojiRow = Selectable<AwardEmojiTable>
 export type BoardRow = Selectable<BoardsTable>
 export type BoardListRow = Selectable<BoardListsTable>
+export type ApplicationSettingsRow = Selectable<ApplicationSettingsTable>

@@ -169,7 +169,7 @@ describe('forks', () => {
     const internalSource = await sourceProject(owner, { visibility: 'internal' })
     assert.equal((await fork(internalSource.id, forker.token)).body.visibility, 'internal')
 
-    // Restricted levels (not yet editable through the API) give way to the closest open one below.
+    // Restricted levels give way to the closest open one below.
     const sourceRow = await t.ctx.db.selectFrom('projects').selectAll().where('id', '=', source.id).executeTakeFirstOrThrow()
     const userNamespace = await t.ctx.db.selectFrom('namespaces').selectAll().where('owner_id', '=', forker.user.id).executeTakeFirstOrThrow()
     const restricting = (levels: Visibility[]) => ({ ...DEFAULT_SETTINGS, restricted_visibility_levels: levels })

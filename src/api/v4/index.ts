@@ -1,5 +1,6 @@
 // Mounts every resource of /api/v4: the whole API surface, readable in one file.
 import type { FastifyPluginAsync } from 'fastify'
+import applicationSettings from './application-settings.js'
 import awardEmoji from './award-emoji.js'
 import boards from './boards.js'
 import branches from './branches.js'
@@ -28,6 +29,7 @@ import users from './users.js'
 import version from './version.js'
 
 const apiV4: FastifyPluginAsync = async (app) => {
+  await app.register(applicationSettings)
   await app.register(awardEmoji)
   await app.register(boards)
   await app.register(branches)

@@ -4,10 +4,12 @@ import * as m0001 from './0001_initial.js'
 import * as m0002 from './0002_repositories.js'
 import * as m0003 from './0003_forks_and_readme.js'
 import * as m0004 from './0004_collaboration.js'
+import * as m0005 from './0005_application_settings.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_repositories': m0002,
   '0003_forks_and_readme': m0003,
   '0004_collaboration': m0004,
+  '0005_application_settings': m0005,
 }
