@@ -22,7 +22,7 @@ import { addSpentTime, durationParam, resetSpentTime, setTimeEstimate, type Time
 import { createIssue } from '../../services/issues/create-issue.js'
 import type { IssueInput } from '../../services/issues/issue-rules.js'
 import { moveIssue } from '../../services/issues/move-issue.js'
-import { setIssueSubscription } from '../../services/issues/subscriptions.js'
+import { setSubscription } from '../../services/issuables/subscriptions.js'
 import { updateIssue } from '../../services/issues/update-issue.js'
 import { labelTitlesOf } from '../../services/labels/issuable-labels.js'
 import { invalidParam, missingOneOf, notModified } from '../errors.js'
@@ -346,7 +346,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
       const { issue, assigneeIds } = await loadIssue(req, req.params.id, req.params.issue_iid)
       const { db } = req.server.ingot
       if (await isSubscribed(db, actor.user.id, issue, assigneeIds) === subscribed) throw notModified()
-      await setIssueSubscription(db, actor.user.id, issue, subscribed)
+      await setSubscription(db, actor.user.id, { type: 'Issue', id: issue.id, projectId: issue.project_id }, subscribed)
       reply.code(201)
       return presentOne(req, issue, assigneeIds)
     })

@@ -23,7 +23,7 @@ import { canOnProject, isProjectOwner } from '../../policies/project-policy.js'
 import { TimeStats, presentTimeStats } from '../../entities/time-stats.js'
 import { deleteIssuable } from '../../services/issuables/delete-issuable.js'
 import { addSpentTime, durationParam, resetSpentTime, setTimeEstimate, type TimeTracked, type TrackedTime } from '../../services/issuables/time-tracking.js'
-import { setMergeRequestSubscription } from '../../services/merge-requests/subscribe-merge-request.js'
+import { setSubscription } from '../../services/issuables/subscriptions.js'
 import { updateMergeRequest, type MergeRequestChanges } from '../../services/merge-requests/update-merge-request.js'
 import { labelTitlesOf } from '../../services/labels/issuable-labels.js'
 import { ApiError, missingOneOf, notModified, unauthorized } from '../errors.js'
@@ -239,7 +239,7 @@ const mergeRequests: FastifyPluginAsyncTypebox = async (app) => {
     const loaded = await loadEditable(req, req.params.id, req.params.merge_request_iid)
     const actor = requireActor(req)
     const mergeRequest = await updateMergeRequest(
-      req.server.ingot, actor, loaded.project, loaded.mergeRequest, changes, canOnProject(actor, loaded, 'admin_merge_request'),
+      req.server.ingot, actor, loaded, loaded.mergeRequest, changes, canOnProject(actor, loaded, 'admin_merge_request'),
     )
     return presentSingleMergeRequest(req, mergeRequest)
   })
@@ -292,7 +292,7 @@ const mergeRequests: FastifyPluginAsyncTypebox = async (app) => {
       const actor = requireActor(req)
       const { db } = req.server.ingot
       if (await isSubscribed(db, actor.user.id, mergeRequest) === subscribed) throw notModified()
-      await setMergeRequestSubscription(db, actor.user.id, mergeRequest, subscribed)
+      await setSubscription(db, actor.user.id, { type: 'MergeRequest', id: mergeRequest.id, projectId: mergeRequest.target_project_id }, subscribed)
       reply.code(201)
       return presentSingleMergeRequest(req, mergeRequest)
     })

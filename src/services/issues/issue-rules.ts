@@ -7,13 +7,12 @@ import type { Actor } from '../../auth/actor.js'
 import type { Db } from '../../db/index.js'
 import type { IssueRow, MilestoneRow, UserRow } from '../../db/schema.js'
 import { findAvailableMilestone } from '../../finders/milestones-finder.js'
-import { fitsIntegerColumn } from '../../db/values.js'
 import type { FieldErrors } from '../../api/errors.js'
-import { NO_PROJECT_ACCESS, projectAccessFor } from '../../finders/access.js'
 import { canReadIssue } from '../../policies/issuable-policy.js'
 import { canOnProject, isProjectOwner, type ProjectSubject } from '../../policies/project-policy.js'
 import { projectGroupChain } from '../labels/issuable-labels.js'
 import { collectErrors } from '../validation.js'
+import { assignableUser } from '../issuables/assignees.js'
 
 /** The fields of POST and PUT /projects/:id/issues[/:issue_iid], as the services take them. */
 export interface IssueInput {
@@ -76,21 +75,14 @@ export async function assignableUsers(
   return undefined
 }
 
-async function assignable(
+function assignable(
   db: Db, subject: ProjectSubject, issue: { row: IssueRow; assigneeIds: readonly number[] } | null, userId: number,
 ): Promise<UserRow | null> {
-  if (!fitsIntegerColumn(userId) || userId <= 0) return null
-  const user = await db.selectFrom('users').selectAll().where('id', '=', userId).where('ghost', '=', 0).executeTakeFirst()
-  if (user === undefined || user.state !== 'active') return null
-  const access = (await projectAccessFor(db, user.id, [subject.project.id])).get(subject.project.id) ?? NO_PROJECT_ACCESS
-  const theirs = { ...subject, access }
-  const actor = { user, token: null, sudoFrom: null }
-  const allowed = issue === null ? canOnProject(actor, theirs, 'read_issue') : canReadIssue(actor, theirs, issue.row, issue.assigneeIds)
-  return allowed ? user : null
+  return assignableUser(db, subject, userId, (user, theirs) =>
+    (issue === null ? canOnProject(user, theirs, 'read_issue') : canReadIssue(user, theirs, issue.row, issue.assigneeIds)))
 }
 
-/** A milestone of the project or of one of its groups; null for any other id (an issue then has none). */
-/** A milestone of the project or of one of its groups; null for none or any other id. */
+/** A milestone of the project or of one of its groups; null for none or any other id (an issue then has none). */
 export async function availableMilestone(db: Db, projectId: number, milestoneId: number | null): Promise<MilestoneRow | null> {
   if (milestoneId === null || milestoneId <= 0) return null
   return findAvailableMilestone(db, { type: 'project', id: projectId }, milestoneId)

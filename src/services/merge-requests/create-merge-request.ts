@@ -14,6 +14,7 @@ import { findBranchTip } from '../../finders/branches-finder.js'
 import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
 import { canOnProject, canReadProject, type ProjectSubject } from '../../policies/project-policy.js'
 import { recordEvent } from '../events/record-event.js'
+import { assignableUser } from '../issuables/assignees.js'
 import { nextInternalId } from '../issuables/internal-ids.js'
 import { findOrCreateLabels, replaceLabels } from '../labels/issuable-labels.js'
 import { findAvailableMilestone } from '../../finders/milestones-finder.js'
@@ -100,14 +101,9 @@ async function fieldErrorsOf(ctx: AppContext, source: ProjectSubject, target: Pr
  */
 async function administeredValues(db: Db, actor: Actor, target: ProjectSubject, input: NewMergeRequest) {
   if (!canOnProject(actor, target, 'admin_merge_request')) return { assigneeId: null, milestoneId: null, labels: [] }
-  let assigneeId: number | null = null
-  if (input.assigneeId !== undefined && input.assigneeId !== 0) {
-    const user = await db.selectFrom('users').selectAll().where('id', '=', input.assigneeId).where('ghost', '=', 0).executeTakeFirst()
-    const access = user === undefined ? null : (await projectAccessFor(db, user.id, [target.project.id])).get(target.project.id) ?? NO_PROJECT_ACCESS
-    if (user !== undefined && access !== null && canOnProject({ user, token: null, sudoFrom: null }, { ...target, access }, 'read_merge_request')) {
-      assigneeId = user.id
-    }
-  }
+  const assignee = input.assigneeId === undefined ? null
+    : await assignableUser(db, target, input.assigneeId, (user, theirs) => canOnProject(user, theirs, 'read_merge_request'))
+  const assigneeId = assignee?.id ?? null
   let milestoneId: number | null = null
   if (input.milestoneId !== undefined) {
     const milestone = await findAvailableMilestone(db, { type: 'project', id: target.project.id }, input.milestoneId)

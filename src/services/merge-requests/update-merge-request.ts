@@ -10,14 +10,13 @@ import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import { isPostgres } from '../../db/dialect.js'
-import type { MergeRequestRow, MergeRequestsTable, ProjectRow, UserRow } from '../../db/schema.js'
+import type { MergeRequestRow, MergeRequestsTable } from '../../db/schema.js'
 import { findAvailableMilestone } from '../../finders/milestones-finder.js'
 import { flag } from '../../db/values.js'
 import { ApiError, apiError, notFound, validationFailed } from '../../api/errors.js'
 import { isWorkInProgress } from '../../entities/merge-request.js'
-import { NO_PROJECT_ACCESS, projectAccessFor } from '../../finders/access.js'
-import { namespacesById } from '../../finders/rows.js'
-import { canOnProject } from '../../policies/project-policy.js'
+import { canOnProject, type ProjectSubject } from '../../policies/project-policy.js'
+import { assignableUser } from '../issuables/assignees.js'
 import { recordEvent } from '../events/record-event.js'
 import { findOrCreateLabels, labelChangeNote, replaceLabels } from '../labels/issuable-labels.js'
 import { addSystemNote, milestoneReference, titleChangeNote } from '../notes/system-notes.js'
@@ -43,17 +42,6 @@ export interface MergeRequestChanges {
 const MAX_TITLE_LENGTH = 255
 
 
-/** The user, if they may read the project's merge requests, as an assignee must; null otherwise. */
-async function eligibleAssignee(db: Db, project: ProjectRow, id: number): Promise<UserRow | null> {
-  const user = await db.selectFrom('users').selectAll().where('id', '=', id).where('ghost', '=', 0).executeTakeFirst()
-  if (user === undefined || user.state !== 'active') return null
-  const [access, namespaces] = await Promise.all([projectAccessFor(db, user.id, [project.id]), namespacesById(db, [project.namespace_id])])
-  const namespace = namespaces.get(project.namespace_id)
-  if (namespace === undefined) return null
-  const subject = { project, namespace, access: access.get(project.id) ?? NO_PROJECT_ACCESS }
-  return canOnProject({ user, token: null, sudoFrom: null }, subject, 'read_merge_request') ? user : null
-}
-
 /** 409 when another open merge request already goes from the same source branch to the same target. */
 async function checkNoTwin(db: Db, mr: MergeRequestRow, targetBranch: string): Promise<void> {
   const twins = await db.selectFrom('merge_requests').select('title')
@@ -74,8 +62,9 @@ async function checkNoTwin(db: Db, mr: MergeRequestRow, targetBranch: string): P
  * (otherwise assignee, milestone, labels and discussion lock are left as they are).
  */
 export async function updateMergeRequest(
-  ctx: AppContext, actor: Actor, project: ProjectRow, current: MergeRequestRow, changes: MergeRequestChanges, mayAdminister: boolean,
+  ctx: AppContext, actor: Actor, target: ProjectSubject, current: MergeRequestRow, changes: MergeRequestChanges, mayAdminister: boolean,
 ): Promise<MergeRequestRow> {
+  const { project } = target
   const merged = current.state === 'merged'
   if (merged && (changes.stateEvent !== undefined || (changes.targetBranch !== undefined && changes.targetBranch !== current.target_branch))) {
     throw apiError(405, '405 Method Not Allowed')
@@ -94,7 +83,7 @@ export async function updateMergeRequest(
   const allowed = mayAdminister ? changes : { ...changes, assigneeId: undefined, milestoneId: undefined, labels: undefined, discussionLocked: undefined }
   // As the original: an assignee who may not read the merge request is ignored, an unavailable milestone clears it.
   const assignee = allowed.assigneeId === undefined || allowed.assigneeId === null
-    ? null : await eligibleAssignee(ctx.db, project, allowed.assigneeId)
+    ? null : await assignableUser(ctx.db, target, allowed.assigneeId, (user, theirs) => canOnProject(user, theirs, 'read_merge_request'))
   const administered = allowed.assigneeId !== undefined && allowed.assigneeId !== null && assignee === null
     ? { ...allowed, assigneeId: undefined } : allowed
   const milestone = administered.milestoneId === undefined || administered.milestoneId === null
