@@ -7,6 +7,7 @@ import { RepositoryStorage } from './git/storage.js'
 import { JobQueue } from './jobs/queue.js'
 import { defineHousekeeping } from './jobs/housekeeping.js'
 import { PushListeners } from './services/push/after-push.js'
+import { ActivityListeners } from './services/activity/activity.js'
 import { defineStatisticsJob } from './services/projects/refresh-statistics.js'
 import { registerMergeRequestPushListener } from './services/merge-requests/merge-request-push-listener.js'
 
@@ -18,6 +19,8 @@ export interface AppContext {
   jobs: JobQueue
   /** The push hook point (services/push/after-push.ts). */
   pushListeners: PushListeners
+  /** The hook point for issue, merge request, note, wiki and system changes (services/activity/activity.ts). */
+  activity: ActivityListeners
   log: FastifyBaseLogger
   close(): Promise<void>
 }
@@ -40,6 +43,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     repositories: new RepositoryStorage(config.dataDir),
     jobs,
     pushListeners: new PushListeners(),
+    activity: new ActivityListeners(),
     log,
     async close() {
       await jobs.stop()

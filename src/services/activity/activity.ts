@@ -1,0 +1,113 @@
+// The hook point for what users do to a project's issues, merge requests, notes and wiki pages, and
+// for the instance-level changes system hooks report: services publish an Activity after their
+// transaction commits, and listeners (webhooks, integrations, notification email) decide whether it
+// concerns them and enqueue jobs for the work. Listeners run one after another and must be quick:
+// no delivery happens inside the request that caused it. Activities carry ids and plain values only,
+// so that a listener can put one into a job's payload as it is.
+
+/** One field's value before and after a change, as the original's hook payloads carry `changes`. */
+export interface FieldChange {
+  previous: unknown
+  current: unknown
+}
+export type Changes = Record<string, FieldChange>
+
+export type IssueAction = 'open' | 'update' | 'close' | 'reopen'
+export type MergeRequestAction = 'open' | 'update' | 'close' | 'reopen' | 'merge'
+export type WikiPageAction = 'create' | 'update' | 'delete'
+
+export interface IssueActivity {
+  kind: 'issue'
+  action: IssueAction
+  projectId: number
+  issueId: number
+  /** Who acted. */
+  userId: number
+  /**
+   * What changed (update, close, reopen): title, description, state, confidential,
+   * discussion_locked, milestone_id, due_date, labels (titles), assignees (user ids), time_estimate,
+   * total_time_spent, updated_at — only the fields that changed.
+   */
+  changes: Changes
+}
+
+export interface MergeRequestActivity {
+  kind: 'merge_request'
+  action: MergeRequestAction
+  /** The target project. */
+  projectId: number
+  mergeRequestId: number
+  userId: number
+  /** As IssueActivity's, plus source_branch, target_branch, merge_status when they change. */
+  changes: Changes
+}
+
+export interface NoteActivity {
+  kind: 'note'
+  projectId: number
+  noteId: number
+  userId: number
+}
+
+export interface WikiPageActivity {
+  kind: 'wiki_page'
+  action: WikiPageAction
+  projectId: number
+  userId: number
+  slug: string
+  title: string
+  format: string
+  /** The page's content after the change; empty for a deletion. */
+  content: string
+  /** The commit message of the change. */
+  message: string
+}
+
+/**
+ * An instance-level change for system hooks, with the payload the hook will carry (built before a
+ * deletion, while the record still exists): `event_name` is `project_create`, `project_destroy`,
+ * `user_create`, `user_destroy`, `group_create`, `group_destroy`, …
+ */
+export interface SystemActivity {
+  kind: 'system'
+  eventName: string
+  payload: Record<string, unknown>
+}
+
+export type Activity = IssueActivity | MergeRequestActivity | NoteActivity | WikiPageActivity | SystemActivity
+
+export type ActivityListener = (activity: Activity) => Promise<void>
+
+interface Log {
+  error(details: object, message: string): void
+}
+
+export class ActivityListeners {
+  private readonly listeners: ActivityListener[] = []
+
+  add(listener: ActivityListener): void {
+    this.listeners.push(listener)
+  }
+
+  /** Tells every listener; one failing is logged and does not stop the others or the caller. */
+  async publish(activity: Activity, log: Log): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(activity)
+      } catch (err) {
+        log.error({ err, activity: activity.kind }, 'an activity listener failed')
+      }
+    }
+  }
+}
+
+/** The changes between two records for the given fields, skipping the equal ones. */
+export function changesBetween<T extends object>(before: T, after: T, fields: readonly (keyof T & string)[]): Changes {
+  const changes: Changes = {}
+  for (const field of fields) {
+    const previous = before[field]
+    const current = after[field]
+    if (JSON.stringify(previous) !== JSON.stringify(current)) changes[field] = { previous, current }
+  }
+  return changes
+}
