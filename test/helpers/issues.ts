@@ -29,9 +29,9 @@ export async function makeIssue(t: TestApp, project: ProjectRow, by: TestUser | 
   const actor = by?.actor ?? await rootActor(t)
   const subject = await projectSubjectOf(t, project, actor.user.id)
   const { closed, ...fields } = input
-  const { issue } = await createIssue(t.ctx.db, actor, subject, { ...fields, title: fields.title ?? `Issue ${Date.now()}` })
+  const { issue } = await createIssue(t.ctx, actor, subject, { ...fields, title: fields.title ?? `Issue ${Date.now()}` })
   if (!closed) return issue
-  return updateIssue(t.ctx.db, actor, { ...subject, issue, assigneeIds: [] }, { stateEvent: 'close' })
+  return updateIssue(t.ctx, actor, { ...subject, issue, assigneeIds: [] }, { stateEvent: 'close' })
 }
 
 /** Sets an issue's times directly (the services stamp the present). */

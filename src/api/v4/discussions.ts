@@ -88,7 +88,7 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       const actor = requireActor(req)
       const loaded = await loadNoteable(req, route.type)
       authorize(canCreateNote(actor, loaded, loaded.noteable))
-      const result = await startDiscussion(req.server.ingot.db, {
+      const result = await startDiscussion(req.server.ingot, {
         noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
       })
@@ -104,7 +104,7 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       const loaded = await loadNoteable(req, route.type)
       const discussion = await loadDiscussionNotes(req, loaded.noteable, req.params.discussion_id)
       authorize(canCreateNote(actor, loaded, loaded.noteable))
-      const result = await replyToDiscussion(req.server.ingot.db, {
+      const result = await replyToDiscussion(req.server.ingot, {
         noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
       }, discussion)

@@ -262,7 +262,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     const subject = await loadProject(req, req.params.id)
     authorize(canOnProject(actor, subject, 'create_issue'))
     const { db } = req.server.ingot
-    const created = await createIssue(db, actor, subject, { ...inputOf(req.body), title: req.body.title })
+    const created = await createIssue(req.server.ingot, actor, subject, { ...inputOf(req.body), title: req.body.title })
     reply.code(201)
     // Its author participates: subscribed, as nobody could have chosen otherwise yet.
     return presentIssue(await writtenIssueView(db, subject, { ...created, author: actor.user }), presentCtx(req), true)
@@ -276,7 +276,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     const actor = requireActor(req)
     const loaded = await loadIssue(req, req.params.id, req.params.issue_iid)
     authorize(canUpdateIssue(actor, loaded, loaded.issue, loaded.assigneeIds))
-    const issue = await updateIssue(req.server.ingot.db, actor, loaded, { ...inputOf(req.body), stateEvent: req.body.state_event })
+    const issue = await updateIssue(req.server.ingot, actor, loaded, { ...inputOf(req.body), stateEvent: req.body.state_event })
     return presentOne(req, issue, await currentAssigneeIds(req, issue))
   })
 
@@ -295,7 +295,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     const actor = requireActor(req)
     const source = await loadIssue(req, req.params.id, req.params.issue_iid)
     const target = await loadProject(req, String(req.body.to_project_id))
-    const moved = await moveIssue(req.server.ingot.db, actor, source, target)
+    const moved = await moveIssue(req.server.ingot, actor, source, target)
     reply.code(201)
     return presentOne(req, moved, await currentAssigneeIds(req, moved))
   })

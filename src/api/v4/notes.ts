@@ -145,7 +145,7 @@ const notes: FastifyPluginAsyncTypebox = async (app) => {
       const actor = requireActor(req)
       const loaded = await loadNoteable(req, route.type)
       authorize(canCreateNote(actor, loaded, loaded.noteable))
-      const result = await postNote(req.server.ingot.db, {
+      const result = await postNote(req.server.ingot, {
         noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
       })

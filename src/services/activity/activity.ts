@@ -101,13 +101,27 @@ export class ActivityListeners {
   }
 }
 
-/** The changes between two records for the given fields, skipping the equal ones. */
-export function changesBetween<T extends object>(before: T, after: T, fields: readonly (keyof T & string)[]): Changes {
+/** The changes between two versions of a record in the given fields (those it has), skipping the equal ones. */
+export function changesBetween(before: object, after: object, fields: readonly string[]): Changes {
   const changes: Changes = {}
   for (const field of fields) {
-    const previous = before[field]
-    const current = after[field]
+    if (!(field in after)) continue
+    const previous = (before as Record<string, unknown>)[field]
+    const current = (after as Record<string, unknown>)[field]
     if (JSON.stringify(previous) !== JSON.stringify(current)) changes[field] = { previous, current }
   }
   return changes
+}
+
+/** The row fields of issues and merge requests whose changes hooks and emails report (each has those it has). */
+export const ISSUABLE_CHANGE_FIELDS = [
+  'title', 'description', 'state', 'confidential', 'discussion_locked', 'milestone_id', 'due_date',
+  'assignee_id', 'target_branch', 'updated_at',
+] as const
+
+/** A list-valued change (labels, assignees) when the list changed; sorted, so order alone is no change. */
+export function listChange<T extends string | number>(previous: readonly T[], current: readonly T[]): FieldChange | null {
+  const before = [...previous].sort()
+  const after = [...current].sort()
+  return JSON.stringify(before) === JSON.stringify(after) ? null : { previous: before, current: after }
 }

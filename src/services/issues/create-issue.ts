@@ -5,6 +5,7 @@
 // on its number and counts from the number's upsert to the commit: everything that can be decided
 // before is.
 import type { Actor } from '../../auth/actor.js'
+import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import { sql, type Insertable } from 'kysely'
 import type { IssueRow, IssuesTable, LabelRow, MilestoneRow, UserRow } from '../../db/schema.js'
@@ -26,7 +27,8 @@ export interface CreatedIssue {
   milestone: MilestoneRow | null
 }
 
-export async function createIssue(db: Db, actor: Actor, subject: ProjectSubject, input: IssueInput & { title: string }): Promise<CreatedIssue> {
+export async function createIssue(ctx: AppContext, actor: Actor, subject: ProjectSubject, input: IssueInput & { title: string }): Promise<CreatedIssue> {
+  const { db } = ctx
   const errors = titleErrors(input.title)
   if (errors !== null) throw validationFailed(errors)
   const permitted = permittedInput(actor, subject, input)
@@ -53,13 +55,18 @@ export async function createIssue(db: Db, actor: Actor, subject: ProjectSubject,
     const issue = isPostgres(db) ? await insertInOneStatement(trx, actor, values, links) : await insertStepByStep(trx, actor, values, links)
     return { issue, labels, assignees, milestone }
   })
+  let created: CreatedIssue
   try {
-    return await insert()
+    created = await insert()
   } catch (err) {
     // A concurrent request created one of the new labels first: now it exists.
-    if (isUniqueViolation(err)) return insert()
-    throw err
+    if (!isUniqueViolation(err)) throw err
+    created = await insert()
   }
+  await ctx.activity.publish({
+    kind: 'issue', action: 'open', projectId, issueId: created.issue.id, userId: actor.user.id, changes: {},
+  }, ctx.log)
+  return created
 }
 
 type NewIssueValues = Omit<Insertable<IssuesTable>, 'iid'>

@@ -6,6 +6,7 @@
 // says where it went ("moved to …", "moved from …"). Both need admin_issue (Reporter): a caller
 // without it gets the original's 400, not 403.
 import type { Actor } from '../../auth/actor.js'
+import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { IssueRow } from '../../db/schema.js'
 import { apiError } from '../../api/errors.js'
@@ -23,7 +24,8 @@ function fullPathOf(subject: ProjectSubject): string {
   return `${subject.namespace.full_path}/${subject.project.path}`
 }
 
-export async function moveIssue(db: Db, actor: Actor, source: LoadedIssueSubject, target: ProjectSubject): Promise<IssueRow> {
+export async function moveIssue(ctx: AppContext, actor: Actor, source: LoadedIssueSubject, target: ProjectSubject): Promise<IssueRow> {
+  const { db } = ctx
   const { issue } = source
   if (target.project.id === source.project.id) throw apiError(400, 'Cannot move issue to project it originates from!')
   const allowed = issue.moved_to_id === null && canOnProject(actor, source, 'admin_issue') && canOnProject(actor, target, 'admin_issue') &&
@@ -35,7 +37,7 @@ export async function moveIssue(db: Db, actor: Actor, source: LoadedIssueSubject
   const milestone = milestoneTitle === null ? null : await availableMilestoneTitled(db, target.project.id, milestoneTitle)
   const assigneeIds = (await assignableUsers(db, target, null, source.assigneeIds) ?? []).map((user) => user.id)
 
-  return db.transaction().execute(async (trx) => {
+  const { moved, closed } = await db.transaction().execute(async (trx) => {
     const labels = await availableLabelsTitled(trx, target.project.id, titles)
     const firstPerTitle = labels.filter((label, index) => labels.findIndex((other) => other.title === label.title) === index)
     const iid = await nextInternalId(trx, { type: 'project', id: target.project.id }, 'issues')
@@ -86,8 +88,17 @@ export async function moveIssue(db: Db, actor: Actor, source: LoadedIssueSubject
         target: { type: 'Issue', id: issue.id, iid: issue.iid, title: issue.title }, createdAt: now,
       })
     }
-    return moved
+    return { moved, closed }
   })
+  // As the original: the new issue is opened in the target project and the old one closed.
+  await ctx.activity.publish({ kind: 'issue', action: 'open', projectId: target.project.id, issueId: moved.id, userId: actor.user.id, changes: {} }, ctx.log)
+  if (closed) {
+    await ctx.activity.publish({
+      kind: 'issue', action: 'close', projectId: source.project.id, issueId: issue.id, userId: actor.user.id,
+      changes: { state: { previous: 'opened', current: 'closed' } },
+    }, ctx.log)
+  }
+  return moved
 }
 
 /** Copies every note of the issue onto the moved one, each discussion under a new id. */

@@ -1,14 +1,17 @@
 // Changes an issue (PUT /projects/:id/issues/:issue_iid): its fields, labels, assignee, milestone
 // and state (close, reopen), as the caller may set them (issue-rules.ts), in one transaction with
 // the system note of each change and its events: `closed`, `reopened`, and `updated` for any other
-// change. A request that changes nothing writes nothing.
+// change. A request that changes nothing writes nothing. Once committed, the change is published to
+// the activity listeners with the fields it changed (webhooks' `changes`, reassignment emails).
 import type { Updateable } from 'kysely'
 import type { Actor } from '../../auth/actor.js'
+import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { EventAction, IssueRow, IssuesTable } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
 import { validationFailed } from '../../api/errors.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
+import { ISSUABLE_CHANGE_FIELDS, changesBetween, listChange, type Changes, type IssueAction } from '../activity/activity.js'
 import { recordEvents } from '../events/record-event.js'
 import { findOrCreateLabels, labelChangeNote, replaceLabels } from '../labels/issuable-labels.js'
 import { addSystemNote, milestoneReference, titleChangeNote } from '../notes/system-notes.js'
@@ -26,7 +29,8 @@ export interface LoadedIssueSubject extends ProjectSubject {
   assigneeIds: number[]
 }
 
-export async function updateIssue(db: Db, actor: Actor, loaded: LoadedIssueSubject, update: IssueUpdate): Promise<IssueRow> {
+export async function updateIssue(ctx: AppContext, actor: Actor, loaded: LoadedIssueSubject, update: IssueUpdate): Promise<IssueRow> {
+  const { db } = ctx
   if (update.title !== undefined) {
     const errors = titleErrors(update.title)
     if (errors !== null) throw validationFailed(errors)
@@ -41,6 +45,7 @@ export async function updateIssue(db: Db, actor: Actor, loaded: LoadedIssueSubje
     const changes: Updateable<IssuesTable> = {}
     const notes: string[] = []
     const actions: EventAction[] = []
+    const listChanges: Changes = {}
     let edited = false
 
     if (update.stateEvent === 'close' && issue.state === 'opened') {
@@ -64,9 +69,11 @@ export async function updateIssue(db: Db, actor: Actor, loaded: LoadedIssueSubje
     }
     if (permitted.labels !== undefined) {
       const labels = await findOrCreateLabels(trx, issue.project_id, permitted.labels)
-      const note = labelChangeNote(await replaceLabels(trx, { type: 'Issue', id: issue.id }, labels))
+      const change = await replaceLabels(trx, { type: 'Issue', id: issue.id }, labels)
+      const note = labelChangeNote(change)
       if (note !== null) {
         notes.push(note)
+        listChanges.labels = listChange(change.before.map((label) => label.title), labels.map((label) => label.title))!
         edited = true
       }
     }
@@ -89,6 +96,7 @@ export async function updateIssue(db: Db, actor: Actor, loaded: LoadedIssueSubje
       const note = await replaceAssignees(trx, issue.id, loaded.assigneeIds, assigneeIds)
       if (note !== null) {
         notes.push(note)
+        listChanges.assignees = listChange(loaded.assigneeIds, assigneeIds)!
         edited = true
       }
     }
@@ -97,7 +105,7 @@ export async function updateIssue(db: Db, actor: Actor, loaded: LoadedIssueSubje
       notes.push(permitted.confidential ? 'made the issue confidential' : 'made the issue visible to everyone')
       edited = true
     }
-    if (!edited && actions.length === 0) return issue
+    if (!edited && actions.length === 0) return null
 
     if (edited) actions.push('updated')
     const updated = await trx.updateTable('issues').set({ ...changes, updated_at: permitted.updatedAt ?? now })
@@ -107,15 +115,22 @@ export async function updateIssue(db: Db, actor: Actor, loaded: LoadedIssueSubje
     }
     const target = { type: 'Issue', id: issue.id, iid: issue.iid, title: updated.title }
     await recordEvents(trx, actions.map((action) => ({ action, authorId: actor.user.id, projectId: issue.project_id, target, createdAt: now })))
-    return updated
+    const activityAction: IssueAction = actions.includes('closed') ? 'close' : actions.includes('reopened') ? 'reopen' : 'update'
+    return { updated, action: activityAction, changes: { ...changesBetween(issue, updated, ISSUABLE_CHANGE_FIELDS), ...listChanges } }
   })
+  let result: Awaited<ReturnType<typeof apply>>
   try {
-    return await apply()
+    result = await apply()
   } catch (err) {
     // A concurrent request created one of the new labels first: now it exists.
-    if (isUniqueViolation(err)) return apply()
-    throw err
+    if (!isUniqueViolation(err)) throw err
+    result = await apply()
   }
+  if (result === null) return issue
+  await ctx.activity.publish({
+    kind: 'issue', action: result.action, projectId: issue.project_id, issueId: issue.id, userId: actor.user.id, changes: result.changes,
+  }, ctx.log)
+  return result.updated
 }
 
 /** Makes the issue's assignees exactly `wanted`; the system note of the change, null for none. */

@@ -49,6 +49,8 @@ export async function findOrCreateLabels(trx: Db, projectId: number, titles: rea
 }
 
 export interface LabelChange {
+  /** The labels the target carried before. */
+  before: LabelRow[]
   added: LabelRow[]
   removed: LabelRow[]
 }
@@ -71,7 +73,7 @@ export async function replaceLabels(
     await trx.insertInto('label_links')
       .values(added.map((label) => ({ label_id: label.id, target_type: target.type, target_id: target.id }))).execute()
   }
-  return { added, removed }
+  return { before: current, added, removed }
 }
 
 /** The label titles of each target, sorted by title as the entities show them (one query for a page). */

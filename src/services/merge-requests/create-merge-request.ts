@@ -173,5 +173,8 @@ export async function createMergeRequest(ctx: AppContext, actor: Actor, source: 
     return mr
   })
   await refreshMergeRequest(ctx, created.id)
+  await ctx.activity.publish({
+    kind: 'merge_request', action: 'open', projectId: target.project.id, mergeRequestId: created.id, userId: actor.user.id, changes: {},
+  }, ctx.log)
   return await ctx.db.selectFrom('merge_requests').selectAll().where('id', '=', created.id).executeTakeFirst() ?? created
 }

@@ -21,6 +21,7 @@ import { canOnProject, type ProjectSubject } from '../../policies/project-policy
 import { canMergeToBranch, canPushToBranch, matchingRules } from '../../policies/protected-refs.js'
 import { branchMovedMessage } from '../commits/commit-changes.js'
 import { gitIdentityOf } from '../commits/identity.js'
+import type { MergeRequestActivity } from '../activity/activity.js'
 import { recordEvent } from '../events/record-event.js'
 import { hasUnresolvedDiscussions } from '../notes/resolve-notes.js'
 import { addSystemNote } from '../notes/system-notes.js'
@@ -193,6 +194,7 @@ export async function mergeMergeRequest(
     await addSystemNote(trx, { projectId: target.project.id, noteable: { type: 'MergeRequest', id: mr.id }, authorId: actor.user.id, body: 'merged', createdAt: now })
     return row
   })
+  await ctx.activity.publish(mergedActivity(done, actor.user.id), ctx.log)
   if (options.shouldRemoveSourceBranch === true || done.force_remove_source_branch === 1) await removeSourceBranch(ctx, actor, done)
   return done
 }
@@ -212,4 +214,12 @@ async function mergeIntoTarget(
     if (outcome.status === 'refused') throw unauthorized()
   }
   throw new ApiError(409, { message: branchMovedMessage(branch) })
+}
+
+/** The `merge` activity of a merge request that just became merged (by the API or by a push). */
+export function mergedActivity(merged: MergeRequestRow, userId: number): MergeRequestActivity {
+  return {
+    kind: 'merge_request', action: 'merge', projectId: merged.target_project_id, mergeRequestId: merged.id, userId,
+    changes: { state: { previous: 'opened', current: 'merged' } },
+  }
 }

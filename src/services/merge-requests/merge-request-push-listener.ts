@@ -13,6 +13,7 @@ import { recordEvent } from '../events/record-event.js'
 import { addSystemNote } from '../notes/system-notes.js'
 import type { CompletedPush } from '../push/after-push.js'
 import { BRANCH_PREFIX, shortRefName, type RefUpdate } from '../push/check-push.js'
+import { mergedActivity } from './merge-merge-request.js'
 import { MERGE_REQUEST_REF_PREFIX, mergeRequestHeadRef, refreshMergeRequest } from './refresh-merge-request.js'
 
 export const RECHECK_MERGE_REQUESTS_JOB = 'merge_requests.recheck'
@@ -102,7 +103,7 @@ async function checkTargetsOf(ctx: AppContext, push: CompletedPush, update: RefU
  */
 async function markMergedByPush(ctx: AppContext, actor: Actor, mr: MergeRequestRow): Promise<boolean> {
   const now = Date.now()
-  return ctx.db.transaction().execute(async (trx) => {
+  const merged = await ctx.db.transaction().execute(async (trx) => {
     const result = await trx.updateTable('merge_requests')
       .set({ state: 'merged', merged_by_id: actor.user.id, merged_at: now, updated_at: now })
       .where('id', '=', mr.id).where('state', '=', 'opened')
@@ -115,4 +116,6 @@ async function markMergedByPush(ctx: AppContext, actor: Actor, mr: MergeRequestR
     await addSystemNote(trx, { projectId: mr.target_project_id, noteable: { type: 'MergeRequest', id: mr.id }, authorId: actor.user.id, body: 'merged', createdAt: now })
     return true
   })
+  if (merged) await ctx.activity.publish(mergedActivity(mr, actor.user.id), ctx.log)
+  return merged
 }

@@ -17,6 +17,7 @@ import { ApiError, apiError, notFound, validationFailed } from '../../api/errors
 import { isWorkInProgress } from '../../entities/merge-request.js'
 import { canOnProject, type ProjectSubject } from '../../policies/project-policy.js'
 import { assignableUser } from '../issuables/assignees.js'
+import { ISSUABLE_CHANGE_FIELDS, changesBetween, listChange, type Changes, type MergeRequestAction } from '../activity/activity.js'
 import { recordEvent } from '../events/record-event.js'
 import { findOrCreateLabels, labelChangeNote, replaceLabels } from '../labels/issuable-labels.js'
 import { addSystemNote, milestoneReference, titleChangeNote } from '../notes/system-notes.js'
@@ -90,7 +91,7 @@ export async function updateMergeRequest(
     ? null : await findAvailableMilestone(ctx.db, { type: 'project', id: project.id }, administered.milestoneId)
 
   const postgres = isPostgres(ctx.db)
-  const { mergeRequest, stale } = await ctx.db.transaction().execute(async (trx) => {
+  const { mergeRequest, stale, activity } = await ctx.db.transaction().execute(async (trx) => {
     const mr = await trx.selectFrom('merge_requests').selectAll().where('id', '=', current.id)
       .$if(postgres, (qb) => qb.forUpdate()).executeTakeFirst()
     if (mr === undefined) throw notFound('Merge Request')
@@ -110,12 +111,15 @@ export async function updateMergeRequest(
     }
     if (stateEvent !== null) notes.push(stateEvent)
 
-    let labelsChanged = false
+    let labelsChanged: Changes = {}
     if (administered.labels !== undefined) {
       const labels = await findOrCreateLabels(trx, mr.target_project_id, administered.labels)
       const change = await replaceLabels(trx, { type: 'MergeRequest', id: mr.id }, labels)
       const note = labelChangeNote(change)
-      if (note !== null) { notes.push(note); labelsChanged = true }
+      if (note !== null) {
+        notes.push(note)
+        labelsChanged = { labels: listChange(change.before.map((label) => label.title), labels.map((label) => label.title))! }
+      }
     }
     if (changes.title !== undefined && changes.title !== mr.title) {
       set.title = changes.title
@@ -154,8 +158,8 @@ export async function updateMergeRequest(
       if (wanted !== undefined && flag(wanted) !== mr[column]) set[column] = flag(wanted)
     }
 
-    const contentChanged = labelsChanged || Object.keys(set).some((column) => !['state', 'closed_at', 'closed_by_id', 'merge_status'].includes(column))
-    if (Object.keys(set).length === 0 && !labelsChanged) return { mergeRequest: mr, stale: false }
+    const contentChanged = labelsChanged.labels !== undefined || Object.keys(set).some((column) => !['state', 'closed_at', 'closed_by_id', 'merge_status'].includes(column))
+    if (Object.keys(set).length === 0 && labelsChanged.labels === undefined) return { mergeRequest: mr, stale: false, activity: null }
 
     const updated = await trx.updateTable('merge_requests').set({ ...set, updated_at: now })
       .where('id', '=', mr.id).returningAll().executeTakeFirstOrThrow()
@@ -164,8 +168,16 @@ export async function updateMergeRequest(
     }
     if (stateEvent !== null) await recordEvent(trx, { action: stateEvent, authorId: actor.user.id, projectId: mr.target_project_id, target, createdAt: now })
     if (contentChanged) await recordEvent(trx, { action: 'updated', authorId: actor.user.id, projectId: mr.target_project_id, target, createdAt: now })
-    return { mergeRequest: updated, stale: stateEvent === 'reopened' || set.target_branch !== undefined }
+    const action: MergeRequestAction = stateEvent === 'closed' ? 'close' : stateEvent === 'reopened' ? 'reopen' : 'update'
+    const changed = { ...changesBetween(mr, updated, ISSUABLE_CHANGE_FIELDS), ...labelsChanged }
+    return { mergeRequest: updated, stale: stateEvent === 'reopened' || set.target_branch !== undefined, activity: { action, changes: changed } }
   })
+  if (activity !== null) {
+    await ctx.activity.publish({
+      kind: 'merge_request', action: activity.action, projectId: mergeRequest.target_project_id, mergeRequestId: mergeRequest.id,
+      userId: actor.user.id, changes: activity.changes,
+    }, ctx.log)
+  }
   if (!stale) return mergeRequest
   await refreshMergeRequest(ctx, mergeRequest.id)
   return await ctx.db.selectFrom('merge_requests').selectAll().where('id', '=', mergeRequest.id).executeTakeFirst() ?? mergeRequest

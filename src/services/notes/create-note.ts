@@ -5,7 +5,9 @@
 // - replyToDiscussion: a note added to a discussion; replying to a note posted on its own turns it
 //   into a discussion, and a reply to a resolved discussion is resolved too (it stays resolved).
 // Every user note moves its noteable's updated_at and user_notes_count and records a `commented`
-// event (target the note, target_title the noteable's title) in the same transaction.
+// event (target the note, target_title the noteable's title) in the same transaction; once committed,
+// the note is published to the activity listeners (webhooks, email).
+import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { AwardEmojiRow, NoteRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
@@ -84,29 +86,36 @@ async function insertNote(trx: Db, input: NewNote, shape: NoteShape): Promise<No
   return note
 }
 
-export async function postNote(db: Db, input: NewNote): Promise<NoteResult> {
+/** Tells the activity listeners (webhooks, email) about a new user note. */
+async function published(ctx: AppContext, note: NoteRow): Promise<{ kind: 'note'; note: NoteRow }> {
+  await ctx.activity.publish({ kind: 'note', projectId: note.project_id, noteId: note.id, userId: note.author_id }, ctx.log)
+  return { kind: 'note', note }
+}
+
+export async function postNote(ctx: AppContext, input: NewNote): Promise<NoteResult> {
+  const { db } = ctx
   const errors = noteBodyErrors(input.body)
   if (errors !== null) return { kind: 'refused', message: `Note ${errors}` }
   const emoji = awardedEmoji(input.body)
   if (emoji !== null) {
     const { noteable } = input
-    const result = await awardEmoji(db, { type: noteable.type, id: noteable.id, authorId: noteable.authorId }, input.authorId, emoji)
+    const result = await awardEmoji(ctx.db, { type: noteable.type, id: noteable.id, authorId: noteable.authorId }, input.authorId, emoji)
     if (result.ok) return { kind: 'award', award: result.award }
     return { kind: 'refused', message: `Note ${awardRefusalMessage(result.refusal) ?? '{:name=>["cannot be awarded by its author"]}'}` }
   }
   const note = await db.transaction().execute((trx) => insertNote(trx, input, {
     type: null, discussionId: newDiscussionId(), resolvable: false, resolvedBy: null,
   }))
-  return { kind: 'note', note }
+  return published(ctx, note)
 }
 
-export async function startDiscussion(db: Db, input: NewNote): Promise<DiscussionNoteResult> {
+export async function startDiscussion(ctx: AppContext, input: NewNote): Promise<DiscussionNoteResult> {
   const errors = noteBodyErrors(input.body)
   if (errors !== null) return { kind: 'refused', message: `Note ${errors}` }
-  const note = await db.transaction().execute((trx) => insertNote(trx, input, {
+  const note = await ctx.db.transaction().execute((trx) => insertNote(trx, input, {
     type: 'DiscussionNote', discussionId: newDiscussionId(), resolvable: takesResolvableDiscussions(input.noteable), resolvedBy: null,
   }))
-  return { kind: 'note', note }
+  return published(ctx, note)
 }
 
 /** Resolved: it has resolvable notes and every one is resolved. */
@@ -116,7 +125,7 @@ function isResolved(notes: readonly NoteRow[]): boolean {
 }
 
 /** A reply to the discussion whose notes (oldest first) are `discussion`. */
-export async function replyToDiscussion(db: Db, input: NewNote, discussion: readonly NoteRow[]): Promise<DiscussionNoteResult> {
+export async function replyToDiscussion(ctx: AppContext, input: NewNote, discussion: readonly NoteRow[]): Promise<DiscussionNoteResult> {
   const first = discussion[0]
   if (first === undefined || first.system === 1 || first.discussion_id === null) {
     return { kind: 'refused', message: 'Discussion can not be replied to.' }
@@ -125,7 +134,7 @@ export async function replyToDiscussion(db: Db, input: NewNote, discussion: read
   if (errors !== null) return { kind: 'refused', message: `Note ${errors}` }
   const discussionId = first.discussion_id
   const resolvable = takesResolvableDiscussions(input.noteable)
-  const note = await db.transaction().execute(async (trx) => {
+  const note = await ctx.db.transaction().execute(async (trx) => {
     if (first.type === null) {
       await trx.updateTable('notes').set({ type: 'DiscussionNote', resolvable: flag(resolvable) })
         .where('discussion_id', '=', discussionId).where('noteable_type', '=', input.noteable.type)
@@ -135,5 +144,5 @@ export async function replyToDiscussion(db: Db, input: NewNote, discussion: read
       type: 'DiscussionNote', discussionId, resolvable, resolvedBy: isResolved(discussion) ? input.authorId : null,
     })
   })
-  return { kind: 'note', note }
+  return published(ctx, note)
 }
