@@ -13,9 +13,12 @@ import { registerAuthentication } from './auth/authenticate.js'
 import { databaseAnswers } from './db/index.js'
 import { RequestLog } from './request-log.js'
 import apiV4 from './api/v4/index.js'
-import uploads from './api/uploads.js'
+import uploads, { routeProjectUploadUrl } from './api/uploads.js'
 import gitHttp, { routeGitUrl } from './api/git-http.js'
+import projectPages, { routeProjectPageUrl } from './api/project-pages.js'
+import { routeIntegrationsUrl } from './api/v4/integrations.js'
 import { sendExactJsonType } from './api/json-type.js'
+import web from './web/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,7 +40,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       querystringParser: parseParams,
     },
     bodyLimit: 10 * 1024 * 1024,
-    rewriteUrl: (req) => routeGitUrl(req.url ?? '/'),
+    rewriteUrl: (req) => routeIntegrationsUrl(routeProjectPageUrl(routeProjectUploadUrl(routeGitUrl(req.url ?? '/')))),
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
     frameworkErrors: (error, _req, reply: FastifyReply) => {
@@ -101,6 +104,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(apiV4, { prefix: '/api/v4' })
   await app.register(uploads)
   await app.register(gitHttp)
+  await app.register(projectPages)
+  await app.register(web)
   return app
 }
 

@@ -14,6 +14,12 @@ export interface Config {
   rootPassword: string | null
   rootToken: string | null
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** How long one outgoing request (a webhook delivery) may take, connection to last byte. */
+  outboundTimeoutMs: number
+  /** smtp:// or smtps:// URL of the outgoing mail server; null sends no email. */
+  smtpUrl: string | null
+  /** The From of every email Ingot sends. */
+  emailFrom: string
 }
 
 export class ConfigError extends Error {}
@@ -40,9 +46,20 @@ export function loadConfig(env: Env = process.env): Config {
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`INGOT_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`)
   }
+  const outboundTimeoutMs = Number(nonEmpty(env.INGOT_OUTBOUND_TIMEOUT_MS) ?? '10000')
+  if (!Number.isInteger(outboundTimeoutMs) || outboundTimeoutMs < 1 || outboundTimeoutMs > 600_000) {
+    throw new ConfigError('INGOT_OUTBOUND_TIMEOUT_MS must be a number of milliseconds from 1 to 600000')
+  }
+  const smtpUrl = parseSmtpUrl(env.INGOT_SMTP_URL)
+  const emailFrom = nonEmpty(env.INGOT_EMAIL_FROM) ?? `Ingot <ingot@${new URL(externalUrl).hostname}>`
+  if (/[\r\n]/.test(emailFrom) || !/@/.test(emailFrom)) {
+    throw new ConfigError(`INGOT_EMAIL_FROM must be an email address such as "Ingot <ingot@example.com>", not "${emailFrom}"`)
+  }
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
+    outboundTimeoutMs,
+    smtpUrl, emailFrom,
   }
 }
 
@@ -88,4 +105,21 @@ function parseExternalUrl(value: string | undefined, port: number): string {
   }
   if (url.search || url.hash) throw new ConfigError('INGOT_EXTERNAL_URL must not have a query or fragment')
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
+}
+
+function parseSmtpUrl(value: string | undefined): string | null {
+  const raw = nonEmpty(value)
+  if (raw === null) return null
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    // The URL may carry a password: name the variable, not the value.
+    throw new ConfigError('INGOT_SMTP_URL is not a URL')
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    throw new ConfigError('INGOT_SMTP_URL must start with smtp:// or smtps://')
+  }
+  if (url.hostname === '') throw new ConfigError('INGOT_SMTP_URL must name a host')
+  return raw
 }

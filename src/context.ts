@@ -9,7 +9,13 @@ import { defineHousekeeping } from './jobs/housekeeping.js'
 import { PushListeners } from './services/push/after-push.js'
 import { ActivityListeners } from './services/activity/activity.js'
 import { defineStatisticsJob } from './services/projects/refresh-statistics.js'
+import { createSmtpMailer, type Mailer } from './services/mail/mailer.js'
+import { registerNotificationEmail } from './services/notifications/register-notification-email.js'
 import { registerMergeRequestPushListener } from './services/merge-requests/merge-request-push-listener.js'
+import { registerWebHooks } from './services/hooks/deliveries.js'
+import { registerIntegrations } from './services/integrations/register-integrations.js'
+import { registerRepositoryHousekeeping } from './services/projects/housekeeping.js'
+import { registerSessions } from './services/sessions/register-sessions.js'
 
 export interface AppContext {
   config: Config
@@ -21,6 +27,8 @@ export interface AppContext {
   pushListeners: PushListeners
   /** The hook point for issue, merge request, note, wiki and system changes (services/activity/activity.ts). */
   activity: ActivityListeners
+  /** Outgoing email (services/mail/mailer.ts); null when INGOT_SMTP_URL is not set. */
+  mailer: Mailer | null
   log: FastifyBaseLogger
   close(): Promise<void>
 }
@@ -44,9 +52,11 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     jobs,
     pushListeners: new PushListeners(),
     activity: new ActivityListeners(),
+    mailer: config.smtpUrl === null ? null : createSmtpMailer(config.smtpUrl, config.emailFrom),
     log,
     async close() {
       await jobs.stop()
+      await ctx.mailer?.close()
       ctx.repositories.close()
       await database.close()
     },
@@ -54,5 +64,10 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
   defineHousekeeping(ctx)
   defineStatisticsJob(ctx)
   registerMergeRequestPushListener(ctx)
+  registerNotificationEmail(ctx)
+  registerWebHooks(ctx)
+  registerIntegrations(ctx)
+  registerRepositoryHousekeeping(ctx)
+  registerSessions(ctx)
   return ctx
 }

@@ -28,6 +28,9 @@ describe('configuration', () => {
     assert.equal(config.externalUrl, 'http://localhost:8080')
     assert.equal(loadConfig({ INGOT_PORT: '9000' }).externalUrl, 'http://localhost:9000')
     assert.equal(loadConfig({ INGOT_EXTERNAL_URL: 'https://git.example.com/' }).externalUrl, 'https://git.example.com')
+    assert.equal(config.smtpUrl, null)
+    assert.equal(loadConfig({ INGOT_EXTERNAL_URL: 'https://git.example.com:8443/forge' }).emailFrom, 'Ingot <ingot@git.example.com>')
+    assert.equal(loadConfig({ INGOT_SMTP_URL: 'smtps://u:p@mail.example.com:465' }).smtpUrl, 'smtps://u:p@mail.example.com:465')
   })
 
   it('refuses bad values with a message naming the variable', () => {
@@ -39,6 +42,9 @@ describe('configuration', () => {
       [{ INGOT_ROOT_PASSWORD: 'short' }, /INGOT_ROOT_PASSWORD/],
       [{ INGOT_ROOT_TOKEN: 'tiny' }, /INGOT_ROOT_TOKEN/],
       [{ INGOT_LOG_LEVEL: 'loud' }, /INGOT_LOG_LEVEL/],
+      [{ INGOT_SMTP_URL: 'http://mail.example.com' }, /INGOT_SMTP_URL/],
+      [{ INGOT_SMTP_URL: 'not a url' }, /INGOT_SMTP_URL/],
+      [{ INGOT_EMAIL_FROM: 'nobody' }, /INGOT_EMAIL_FROM/],
     ]
     for (const [env, message] of cases) assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message))
   })

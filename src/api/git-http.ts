@@ -5,6 +5,10 @@
 // project the caller cannot see, 403 with the original's sentences (shown by git as `remote: …`),
 // and pushes decided by the one push check (refusalOf) from receive-pack's pre-receive hook, then
 // recorded by afterPush from its post-receive hook. Bodies stream both ways; a pack is never held.
+// A project's wiki is served the same way at `<full_path>.wiki.git`: readable with the wiki
+// (read_wiki), pushed to by Developers (create_wiki), made on first use (a clone of a wiki nobody
+// wrote yet is an empty clone, as in the original), and its pushes are no pushes of the project:
+// no push rules, events or listeners, only the project's activity is marked.
 import path from 'node:path'
 import { Readable, pipeline } from 'node:stream'
 import { createGunzip } from 'node:zlib'
@@ -21,6 +25,10 @@ import {
 import { canOnProject, type ProjectSubject } from '../policies/project-policy.js'
 import { afterPush } from '../services/push/after-push.js'
 import { refusalOf } from '../services/push/check-push.js'
+import { markWikiActivity } from '../services/wikis/wiki-commits.js'
+import type { Db } from '../db/index.js'
+import type { HookHandlers } from '../git/hooks.js'
+import { getApplicationSettings } from '../services/settings.js'
 
 /** The original's answers (Gitlab::GitAccess), word for word: clients and people know them. */
 const MESSAGES = {
@@ -32,6 +40,10 @@ const MESSAGES = {
   commandNotAllowed: "The command you're trying to execute is not allowed.",
   blocked: 'Your account has been blocked.',
   accessDenied: 'HTTP Basic: Access denied',
+  // Gitlab::GitAccessWiki's
+  wikiNotFound: 'The wiki you were looking for could not be found.',
+  wikiPush: "You are not allowed to write to this project's wiki.",
+  httpDisabled: 'Git access over HTTP is not allowed',
 }
 
 const REALM = 'Basic realm="Ingot"'
@@ -84,17 +96,38 @@ function gitRouteOf(url: string): GitRoute | null {
 interface Authorized {
   subject: ProjectSubject
   actor: Actor | null
+  /** Whether the URL named the project's wiki repository rather than its own. */
+  wiki: boolean
+}
+
+const WIKI_SUFFIX = '.wiki'
+
+/**
+ * The project a URL's path names, and whether it names its wiki: `<full_path>.wiki` is the wiki
+ * of the project at `<full_path>`, unless no project is there (then it is a project's own path).
+ */
+async function findRepositoryOwner(db: Db, fullPath: string) {
+  if (fullPath.endsWith(WIKI_SUFFIX)) {
+    const owner = await findProjectByIdOrPath(db, fullPath.slice(0, -WIKI_SUFFIX.length))
+    if (owner !== null) return { found: owner, wiki: true }
+  }
+  return { found: await findProjectByIdOrPath(db, fullPath), wiki: false }
 }
 
 /**
  * The project, if `client` may run `service` on it; otherwise the refusal, in the original's order:
- * credentials (401), what the token's scopes allow (403), the project (404, or 401 for anonymous
+ * credentials (401), HTTP being off (403), what the token's scopes allow (403), the project (404, or 401 for anonymous
  * callers so that git asks for credentials), then reading or pushing (403). Push rules per ref
  * are decided later, by the pre-receive hook.
  */
 async function authorize(req: FastifyRequest, route: GitRoute, service: unknown, client: GitClient): Promise<Authorized> {
   const { db } = req.server.ingot
-  if (client.kind === 'refused') throw challenge(client.message)
+  if (client.kind === 'refused') throw new GitHttpError(401, client.message, client.challenge)
+  // With enabled_git_access_protocol `ssh`, HTTP is refused to everyone: anonymous callers get
+  // the challenge (as the original, which then has no anonymous access to offer), others a 403.
+  if ((await getApplicationSettings(db)).enabled_git_access_protocol === 'ssh') {
+    throw client.kind === 'anonymous' ? challenge() : new GitHttpError(403, MESSAGES.httpDisabled)
+  }
   if (client.kind === 'blocked') throw new GitHttpError(403, MESSAGES.blocked)
   const actor = client.kind === 'user' ? client.actor : null
   if (!isGitService(service) || (actor === null && service === 'git-receive-pack')) {
@@ -104,19 +137,24 @@ async function authorize(req: FastifyRequest, route: GitRoute, service: unknown,
     if (service === 'git-upload-pack' && !client.mayDownload) throw new GitHttpError(403, MESSAGES.tokenDownload)
     if (service === 'git-receive-pack' && !client.mayPush) throw new GitHttpError(403, MESSAGES.tokenUpload)
   }
-  const found = await findProjectByIdOrPath(db, route.fullPath)
+  const { found, wiki } = await findRepositoryOwner(db, route.fullPath)
   const access = found === null || actor === null
     ? NO_PROJECT_ACCESS
     : (await projectAccessFor(db, actor.user.id, [found.project.id])).get(found.project.id) ?? NO_PROJECT_ACCESS
   const subject = found === null ? null : { ...found, access }
-  if (subject === null || !canOnProject(actor, subject, 'read_project')) {
-    throw actor === null ? challenge() : new GitHttpError(404, MESSAGES.projectNotFound)
+  // A disabled wiki is hidden like an unreadable project.
+  if (subject === null || !canOnProject(actor, subject, wiki ? 'read_wiki' : 'read_project')) {
+    throw actor === null ? challenge() : new GitHttpError(404, wiki ? MESSAGES.wikiNotFound : MESSAGES.projectNotFound)
+  }
+  if (wiki) {
+    if (service === 'git-receive-pack' && !canOnProject(actor, subject, 'create_wiki')) throw new GitHttpError(403, MESSAGES.wikiPush)
+    return { subject, actor, wiki }
   }
   if (service === 'git-upload-pack' && !canOnProject(actor, subject, 'download_code')) {
     throw actor === null ? challenge() : new GitHttpError(403, MESSAGES.download)
   }
   if (service === 'git-receive-pack' && !canOnProject(actor, subject, 'push_code')) throw new GitHttpError(403, MESSAGES.push)
-  return { subject, actor }
+  return { subject, actor, wiki }
 }
 
 /** Content encodings of request bodies git sends: gzip for large fetch negotiations. */
@@ -141,16 +179,24 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   const stop = () => { if (child.exitCode === null && child.signalCode === null) child.kill() }
   if (service === 'git-receive-pack' && pusher !== null) {
     const pipes = hookPipesOf(proc)
-    serveHooks(pipes.fromHooks, pipes.toHooks, {
-      async preReceive({ updates, env }) {
-        // Empty variables (a push that only deletes brings no objects) must not reach git.
-        const gitEnv = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''))
-        const refusal = await refusalOf({ ctx, subject, actor: pusher, updates, gitEnv })
-        return refusal === null ? { allow: true, messages: [] } : { allow: false, messages: [refusal] }
-      },
-      postReceive: (updates) => afterPush(ctx, subject.project, pusher, updates),
-      onError: (err) => req.log.error({ err, project: subject.project.id }, 'git push hook failed'),
-    })
+    const onError: HookHandlers['onError'] = (err) => req.log.error({ err, project: subject.project.id }, 'git push hook failed')
+    serveHooks(pipes.fromHooks, pipes.toHooks, authorized.wiki
+      ? {
+        // Pushing to the wiki at all was the decision (create_wiki); its refs have no rules.
+        preReceive: async () => ({ allow: true, messages: [] }),
+        postReceive: () => markWikiActivity(ctx.db, subject.project.id),
+        onError,
+      }
+      : {
+        async preReceive({ updates, env }) {
+          // Empty variables (a push that only deletes brings no objects) must not reach git.
+          const gitEnv = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''))
+          const refusal = await refusalOf({ ctx, subject, actor: pusher, updates, gitEnv })
+          return refusal === null ? { allow: true, messages: [] } : { allow: false, messages: [refusal] }
+        },
+        postReceive: (updates) => afterPush(ctx, subject.project, pusher, updates),
+        onError,
+      })
     child.once('exit', () => { pipes.fromHooks.destroy(); pipes.toHooks.destroy() })
   }
   let bodyError: Error | null = null
@@ -230,8 +276,10 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
       const service = route.action === 'info/refs' ? query.service : route.action
       const client = await authenticateGitClient(ctx.db, req.headers.authorization)
       const authorized = await authorize(req, route, service, client)
+      const projectId = authorized.subject.project.id
+      if (authorized.wiki) await ctx.repositories.createWiki(projectId)
       const options: ServiceOptions = {
-        gitDir: ctx.repositories.repositoryPath(authorized.subject.project.id),
+        gitDir: authorized.wiki ? ctx.repositories.wikiPath(projectId) : ctx.repositories.repositoryPath(projectId),
         protocol: gitProtocolOf(req.headers['git-protocol']),
         hooksDir,
       }

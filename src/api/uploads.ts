@@ -1,11 +1,42 @@
-// Files users uploaded, served at /uploads/…: for now user avatars (services/uploads), public like
-// the original's. Only a user's current avatar is served, streamed from disk.
+// Files users uploaded, streamed from disk: user avatars at /uploads/… (services/uploads), public
+// like the original's, only a user's current avatar; and projects' attachments at
+// <full_path>/uploads/<secret>/<name>, to those who can see the project (404 for anyone else).
 import fs from 'node:fs'
 import path from 'node:path'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { AVATAR_CONTENT_TYPES, uploadsRoot, userAvatarDir } from '../services/uploads/user-avatar.js'
+import { projectUploadPath, uploadContentType } from '../services/uploads/attachments.js'
 import { fitsIntegerColumn } from '../db/values.js'
+import { ApiError } from './errors.js'
+import { loadProject } from './load.js'
+
+/**
+ * Where the router finds project attachments' URLs: under a prefix of their own, as git's are
+ * (api/git-http.ts), since a project's full path has any number of segments.
+ */
+const PROJECT_UPLOADS_PREFIX = '/-/project-uploads'
+
+const PROJECT_UPLOAD_URL = /^\/(.+)\/uploads\/([0-9a-f]{32})\/([^/?]+)$/
+
+/** A wiki's own attachments (`<full_path>/wikis/uploads/…`) are the wiki pages' (api/project-pages.ts). */
+const WIKI_PAGE_URL = /\/wikis\//
+
+/** For Fastify's rewriteUrl: a project attachment's URL (never one of /api or /-/) moved under PROJECT_UPLOADS_PREFIX. */
+export function routeProjectUploadUrl(url: string): string {
+  const queryAt = url.indexOf('?')
+  const urlPath = queryAt === -1 ? url : url.slice(0, queryAt)
+  if (!PROJECT_UPLOAD_URL.test(urlPath) || WIKI_PAGE_URL.test(urlPath) || urlPath.startsWith('/api/') || urlPath.startsWith('/-/')) return url
+  return `${PROJECT_UPLOADS_PREFIX}${url}`
+}
+
+const notFoundAnswer = { message: '404 Not Found' }
+
+/** `attachment; filename=…` with an ASCII fallback and the exact UTF-8 name. */
+function attachmentDisposition(name: string): string {
+  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`
+}
 
 const uploads: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/uploads/-/system/user/avatar/:user_id/:filename', {
@@ -24,6 +55,28 @@ const uploads: FastifyPluginAsyncTypebox = async (app) => {
       .header('cache-control', 'public, max-age=3600')
       .header('x-content-type-options', 'nosniff')
       .send(fs.createReadStream(path.join(uploadsRoot(req.server.ingot.config.dataDir), avatarPath)))
+  })
+
+  app.get(`${PROJECT_UPLOADS_PREFIX}/*`, {
+    config: { auth: 'optional' },
+  }, async (req, reply) => {
+    const match = PROJECT_UPLOAD_URL.exec(`/${(req.params as { '*': string })['*']}`)
+    if (match === null) return reply.code(404).send(notFoundAnswer)
+    const [, fullPath = '', secret = '', name = ''] = match
+    const project = await loadProject(req, fullPath).then((loaded) => loaded.project, (err: unknown) => {
+      if (err instanceof ApiError && err.statusCode === 404) return null
+      throw err
+    })
+    const file = project === null ? null : projectUploadPath(req.server.ingot.config.dataDir, project.id, { secret, name })
+    const stat = file === null ? null : await fs.promises.stat(file).catch(() => null)
+    if (file === null || stat === null || !stat.isFile()) return reply.code(404).send(notFoundAnswer)
+    const { type, inline } = uploadContentType(name)
+    if (!inline) void reply.header('content-disposition', attachmentDisposition(name))
+    return reply
+      .type(type)
+      .header('cache-control', 'private, max-age=0, must-revalidate')
+      .header('x-content-type-options', 'nosniff')
+      .send(fs.createReadStream(file))
   })
 }
 

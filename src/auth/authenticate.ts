@@ -2,15 +2,21 @@
 // parsed or parameters validated, as the original does:
 //   private_token query / Private-Token header: personal and impersonation tokens
 //   access_token query / Authorization: Bearer:  OAuth tokens (and personal ones, as the original)
+//   the _service_session cookie: a web session, for GET/HEAD, or with its CSRF token in X-CSRF-Token
+// A user kept out by enforced terms they have not accepted is refused whatever the carrier.
 // Each route declares in its config whether a caller is required and which token scopes it
 // accepts (default: api), then sudo is applied.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Db } from '../db/index.js'
 import type { AccessTokenRow, TokenKind, UserRow } from '../db/schema.js'
 import { fitsIntegerColumn, parseJsonArray, today } from '../db/values.js'
 import { forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../api/errors.js'
 import { readCacheOf } from '../db/read-cache.js'
 import { tokenDigest } from './secrets.js'
+import { getApplicationSettings } from '../services/settings.js'
+import {
+  CSRF_HEADER, SESSION_COOKIE, csrfTokenMatches, findActiveSession, isHttps, mustAcceptTerms, parseCookies, serializeCookie,
+} from './sessions.js'
 import type { Actor, Scope } from './actor.js'
 
 export type AuthMode = 'required' | 'optional' | 'none'
@@ -38,21 +44,58 @@ interface Credential {
 
 export function registerAuthentication(app: FastifyInstance, db: Db): void {
   app.decorateRequest('actor', null)
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     const config = req.routeOptions.config
     const mode: AuthMode = config.auth ?? (req.routeOptions.url === undefined ? 'none' : 'required')
     if (mode === 'none') return
     const credential = credentialOf(req)
     if (credential !== null) {
       const { token, user } = await findTokenOwner(db, credential)
+      await checkTermsAccepted(db, user)
       checkScopes(token, config.scopes ?? DEFAULT_SCOPES)
       req.actor = await applySudo(db, req, user, token)
       await recordActivity(db, token, req.actor.user)
-    } else if (sudoIdentifier(req) !== null) {
-      throw unauthorized()
+    } else {
+      const user = await sessionUser(db, req, reply)
+      if (user !== null) {
+        await checkTermsAccepted(db, user)
+        // Sudo needs a token, as the original says to a session (an admin's) that asks for it.
+        if (sudoIdentifier(req) !== null) {
+          throw forbidden(user.admin ? 'Must be authenticated using an OAuth or Personal Access Token to use sudo' : 'Must be admin to use sudo')
+        }
+        req.actor = { user, token: null, sudoFrom: null }
+        await recordActivity(db, null, user)
+      } else if (sudoIdentifier(req) !== null) {
+        throw unauthorized()
+      }
     }
     if (mode === 'required' && req.actor === null) throw unauthorized()
   })
+}
+
+/**
+ * The user of the request's session cookie, when the request is verified as the original's
+ * RequestForgeryProtection has it (GET/HEAD, or the session's CSRF token in X-CSRF-Token); else
+ * null, and the request goes on as anonymous. A session used again gets its cookie renewed.
+ */
+async function sessionUser(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<UserRow | null> {
+  const secret = parseCookies(req.headers.cookie).get(SESSION_COOKIE)
+  if (secret === undefined) return null
+  const verified = req.method === 'GET' || req.method === 'HEAD' || csrfTokenMatches(secret, req.headers[CSRF_HEADER])
+  if (!verified) return null
+  const active = await findActiveSession(db, secret, await getApplicationSettings(db))
+  if (active === null) return null
+  if (active.renewed) {
+    const secure = isHttps(req.server.ingot.config.externalUrl)
+    void reply.header('set-cookie', serializeCookie(SESSION_COOKIE, secret, { expiresAt: active.session.expires_at, secure }))
+  }
+  return active.user
+}
+
+/** 403 for a user who has not accepted enforced terms: the original's access_api rule, and its message. */
+async function checkTermsAccepted(db: Db, user: UserRow): Promise<void> {
+  if (user.terms_accepted_at !== null) return
+  if (mustAcceptTerms(user, await getApplicationSettings(db))) throw forbidden('User is blocked')
 }
 
 function credentialOf(req: FastifyRequest): Credential | null {

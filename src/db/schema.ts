@@ -48,6 +48,8 @@ export interface UsersTable {
   current_sign_in_at: number | null
   last_sign_in_at: number | null
   last_activity_on: string | null
+  /** When the user accepted the instance's terms (enforce_terms); null if they never did. */
+  terms_accepted_at: number | null
   created_at: number
   updated_at: number
 }
@@ -154,6 +156,10 @@ export interface ProjectsTable {
   created_at: number
   updated_at: number
   last_activity_at: number
+  /** Pushes since the last gc: picks the next housekeeping task (services/projects/housekeeping.ts). */
+  pushes_since_gc: Generated<number>
+  /** Held while a housekeeping job is pending or running; null when none is. */
+  housekeeping_lease_until: Generated<number | null>
 }
 
 export interface ProjectStatisticsTable {
@@ -494,6 +500,17 @@ export interface IssueCountsTable {
 
 /** Maintained counts (kept by triggers): 'users', 'projects.visibility.<level>'. */
 /** One row (migration 0005); `settings` is JSON of the values an administrator changed. */
+/** Web sign-in sessions; the cookie holds the secret, this table its SHA-256 digest. */
+export interface SessionsTable {
+  id: Generated<number>
+  user_id: number
+  secret_digest: string
+  created_at: number
+  last_seen_at: number
+  /** Slides to last_seen_at + session_expire_delay as the session is used. */
+  expires_at: number
+}
+
 export interface ApplicationSettingsTable {
   id: Generated<number>
   settings: Generated<string>
@@ -505,6 +522,92 @@ export interface CountersTable {
   name: string
   value: number
 }
+
+/** A project's integration of one kind (its settings as JSON text, secrets included) and its event flags. */
+export interface IntegrationsTable {
+  id: Generated<number>
+  project_id: number
+  kind: string
+  active: Generated<Flag>
+  properties: Generated<string>
+  push_events: Generated<Flag>
+  issues_events: Generated<Flag>
+  confidential_issues_events: Generated<Flag>
+  merge_requests_events: Generated<Flag>
+  tag_push_events: Generated<Flag>
+  note_events: Generated<Flag>
+  confidential_note_events: Generated<Flag>
+  pipeline_events: Generated<Flag>
+  wiki_page_events: Generated<Flag>
+  job_events: Generated<Flag>
+  created_at: number
+  updated_at: number
+}
+
+/** A project hook (project_id set) or a system hook (project_id null); flags are 0/1. */
+export interface WebHooksTable {
+  id: Generated<number>
+  project_id: number | null
+  url: string
+  /** Sent as X-Service-Token; never returned by the API. */
+  token: string | null
+  enable_ssl_verification: Generated<Flag>
+  push_events: Generated<Flag>
+  /** A branch name or wildcard (`release/*`); null or empty for every branch. */
+  push_events_branch_filter: string | null
+  tag_push_events: Generated<Flag>
+  issues_events: Generated<Flag>
+  confidential_issues_events: Generated<Flag>
+  merge_requests_events: Generated<Flag>
+  note_events: Generated<Flag>
+  job_events: Generated<Flag>
+  pipeline_events: Generated<Flag>
+  wiki_page_events: Generated<Flag>
+  repository_update_events: Generated<Flag>
+  last_delivery_at: number | null
+  /** The receiver's HTTP status; null when it could not be reached. */
+  last_delivery_status: number | null
+  /** Why the last delivery failed; null when it succeeded. */
+  last_delivery_error: string | null
+  /** Deliveries that failed since the last one that succeeded. */
+  failures_in_a_row: Generated<number>
+  /** Until when deliveries to the hook are skipped (epoch ms); null when it is not backing off. */
+  backoff_until: number | null
+  created_at: number
+  updated_at: number
+}
+
+/**
+ * A user's notification level for a source: global (project_id and namespace_id null), a group
+ * (namespace_id) or a project (project_id). Event flags are 0/1 and count for level 'custom' only.
+ */
+export interface NotificationSettingsTable {
+  id: Generated<number>
+  user_id: number
+  project_id: number | null
+  namespace_id: number | null
+  level: NotificationLevel
+  new_note: Generated<Flag>
+  new_issue: Generated<Flag>
+  reopen_issue: Generated<Flag>
+  close_issue: Generated<Flag>
+  reassign_issue: Generated<Flag>
+  issue_due: Generated<Flag>
+  new_merge_request: Generated<Flag>
+  push_to_merge_request: Generated<Flag>
+  reopen_merge_request: Generated<Flag>
+  close_merge_request: Generated<Flag>
+  reassign_merge_request: Generated<Flag>
+  merge_merge_request: Generated<Flag>
+  failed_pipeline: Generated<Flag>
+  success_pipeline: Generated<Flag>
+  /** Global rows only: where notification email goes; null for the user's primary email. */
+  notification_email: string | null
+  created_at: number
+  updated_at: number
+}
+
+export type NotificationLevel = 'disabled' | 'participating' | 'watch' | 'global' | 'mention' | 'custom'
 
 export interface Database {
   users: UsersTable
@@ -539,6 +642,10 @@ export interface Database {
   subscriptions: SubscriptionsTable
   issue_counts: IssueCountsTable
   application_settings: ApplicationSettingsTable
+  web_hooks: WebHooksTable
+  sessions: SessionsTable
+  integrations: IntegrationsTable
+  notification_settings: NotificationSettingsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -556,6 +663,7 @@ export type CustomAttributeRow = Selectable<CustomAttributesTable>
 export type EventRow = Selectable<EventsTable>
 export type JobRow = Selectable<JobsTable>
 export type ProtectedBranchRow = Selectable<ProtectedBranchesTable>
+export type IntegrationRow = Selectable<IntegrationsTable>
 export type ProtectedTagRow = Selectable<ProtectedTagsTable>
 export type ReleaseRow = Selectable<ReleasesTable>
 export type NoteRow = Selectable<NotesTable>
@@ -568,3 +676,5 @@ export type AwardEmojiRow = Selectable<AwardEmojiTable>
 export type BoardRow = Selectable<BoardsTable>
 export type BoardListRow = Selectable<BoardListsTable>
 export type ApplicationSettingsRow = Selectable<ApplicationSettingsTable>
+export type WebHookRow = Selectable<WebHooksTable>
+export type SessionRow = Selectable<SessionsTable>

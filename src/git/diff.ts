@@ -73,3 +73,22 @@ export async function diffCommits(repo: GitRepository, from: string | null, to: 
     diff: patches[i] ?? '',
   }))
 }
+
+export interface ChangedFiles {
+  added: string[]
+  modified: string[]
+  removed: string[]
+}
+
+/** The paths `to` added, modified and removed since `from` (null: a root commit); a rename counts as modified, as push hooks list it. */
+export async function changedFiles(repo: GitRepository, from: string | null, to: string): Promise<ChangedFiles> {
+  const base = from ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904' // the empty tree
+  const raw = await repo.run(['diff', '--raw', '-z', '--no-ext-diff', '-M', '--end-of-options', base, to, '--'])
+  const files: ChangedFiles = { added: [], modified: [], removed: [] }
+  for (const change of parseRaw(raw)) {
+    if (change.status === 'A') files.added.push(change.newPath)
+    else if (change.status === 'D') files.removed.push(change.oldPath)
+    else files.modified.push(change.newPath)
+  }
+  return files
+}

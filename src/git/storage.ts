@@ -1,7 +1,8 @@
 // Where repositories live: bare repositories in the hashed layout
 // `$INGOT_DATA_DIR/repositories/@hashed/ab/cd/<sha256 of the project id>.git`, so renames and
-// transfers never move files and no user-chosen name ever becomes a path. open() hands out
-// GitRepository objects sharing one pool of long-lived cat-file readers.
+// transfers never move files and no user-chosen name ever becomes a path; a project's wiki is a
+// second bare repository beside it (`….wiki.git`), made on its first write. open() and openWiki()
+// hand out GitRepository objects sharing one pool of long-lived cat-file readers.
 import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
@@ -29,6 +30,28 @@ export class RepositoryStorage {
 
   repositoryPath(projectId: number): string {
     return path.join(this.root, `${RepositoryStorage.diskPath(projectId)}.git`)
+  }
+
+  /** The project's wiki repository (which may not exist yet: see wikiExists, createWiki). */
+  openWiki(projectId: number): GitRepository {
+    return new GitRepository(this.wikiPath(projectId), this.objects)
+  }
+
+  wikiPath(projectId: number): string {
+    return path.join(this.root, `${RepositoryStorage.diskPath(projectId)}.wiki.git`)
+  }
+
+  async wikiExists(projectId: number): Promise<boolean> {
+    return fs.access(path.join(this.wikiPath(projectId), 'HEAD')).then(() => true, () => false)
+  }
+
+  /** Creates the wiki's empty bare repository on `master`, the original's wiki branch, unless it exists. */
+  async createWiki(projectId: number): Promise<void> {
+    if (await this.wikiExists(projectId)) return
+    const dir = this.wikiPath(projectId)
+    await fs.mkdir(path.dirname(dir), { recursive: true })
+    // (Two first writes racing both run init: re-initialising an existing repository keeps it as it is.)
+    await runGit(['init', '--bare', '--quiet', '--initial-branch=master', dir])
   }
 
   /**
@@ -78,9 +101,12 @@ export class RepositoryStorage {
     await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir: this.repositoryPath(projectId) })
   }
 
+  /** Removes the project's repository and its wiki's. */
   async remove(projectId: number): Promise<void> {
-    this.objects.forget(this.repositoryPath(projectId))
-    await fs.rm(this.repositoryPath(projectId), { recursive: true, force: true })
+    for (const dir of [this.repositoryPath(projectId), this.wikiPath(projectId)]) {
+      this.objects.forget(dir)
+      await fs.rm(dir, { recursive: true, force: true })
+    }
   }
 
   /** Stops every cat-file reader (at shutdown). */

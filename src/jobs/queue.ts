@@ -43,16 +43,18 @@ export class JobQueue {
     this.kinds.set(kind, { handler, maxAttempts: 1, everyMs })
   }
 
-  async enqueue(kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+  /** The new job's id; null when a job with the same uniqueKey was waiting already. */
+  async enqueue(kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<number | null> {
     if (!this.kinds.has(kind)) throw new Error(`unknown job kind ${kind}`)
-    await this.db.insertInto('jobs').values({
+    const inserted = await this.db.insertInto('jobs').values({
       kind,
       payload: JSON.stringify(payload ?? null),
       unique_key: options.uniqueKey ?? null,
       run_at: options.runAt ?? Date.now(),
       attempts: 0,
       created_at: Date.now(),
-    }).onConflict((oc) => oc.column('unique_key').doNothing()).execute()
+    }).onConflict((oc) => oc.column('unique_key').doNothing()).returning('id').executeTakeFirst()
+    return inserted?.id ?? null
   }
 
   /** Polls for due jobs until stop(); recurring jobs are scheduled first. */

@@ -38,12 +38,15 @@ export type ProjectAbility =
   | 'admin_milestone'    // Reporter: create, edit, close milestones; labels and board lists alike
   | 'destroy_milestone'  // Developer, as the spec says
   | 'destroy_board_list' // Owner (and admins), as the spec says
+  | 'read_wiki'          // whoever reads the project (Guests of private ones too), while the wiki is enabled
+  | 'create_wiki'        // Developer, while the wiki is enabled: write pages and attachments, push to the wiki
+  | 'admin_wiki'         // Maintainer, while the wiki is enabled: delete pages
 
 /** What an archived project refuses: every change of its code and collaboration content. */
 const CHANGES_CONTENT: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>([
   'push_code', 'create_issue', 'admin_issue', 'destroy_issue', 'create_merge_request_in', 'create_merge_request_from',
   'admin_merge_request', 'create_note', 'admin_note', 'create_snippet', 'admin_snippet', 'admin_milestone', 'destroy_milestone',
-  'destroy_board_list',
+  'destroy_board_list', 'create_wiki', 'admin_wiki',
 ])
 
 /** A project is readable by admins, by anyone when public, by internal users when internal, and by members. */
@@ -84,12 +87,15 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'read_snippet': return project.snippets_enabled === 1 && canReadProject(actor, project, subject.access)
     case 'read_milestone': return (project.issues_enabled === 1 || project.merge_requests_enabled === 1)
       && canReadProject(actor, project, subject.access)
+    case 'read_wiki': return project.wiki_enabled === 1 && canReadProject(actor, project, subject.access)
     default: break
   }
   if (actor === null) return false
   // An archived project is read-only, for administrators too.
   if (project.archived && CHANGES_CONTENT.has(ability)) return false
   if (ability === 'create_merge_request_in') return project.merge_requests_enabled === 1 && canDownloadCode(actor, subject)
+  // A disabled wiki is closed to administrators too.
+  if ((ability === 'create_wiki' || ability === 'admin_wiki') && project.wiki_enabled !== 1) return false
   if (actor.user.admin) return true
   const level = subject.access.level
   switch (ability) {
@@ -108,10 +114,12 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'destroy_board_list': return isProjectOwner(actor, subject)
     case 'create_merge_request_from':
     case 'admin_merge_request':
-    case 'destroy_milestone': return level >= DEVELOPER
+    case 'destroy_milestone':
+    case 'create_wiki': return level >= DEVELOPER
     case 'create_note': return canReadProject(actor, project, subject.access)
     case 'admin_note':
-    case 'admin_snippet': return level >= MAINTAINER
+    case 'admin_snippet':
+    case 'admin_wiki': return level >= MAINTAINER
     case 'create_snippet': return project.snippets_enabled === 1 && level >= REPORTER
   }
 }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeUser, type TestUser } from '../helpers/factories.js'
 import { DEFAULT_SETTINGS } from '../../src/services/settings.js'
+import { acceptTerms } from '../../src/services/users/accept-terms.js'
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -14,6 +15,8 @@ describe('Application settings API', () => {
   before(async () => {
     t = await buildTestApp()
     user = await makeUser(t)
+    // root turns enforce_terms on below: having accepted the terms keeps root's API access.
+    await acceptTerms(t.ctx.db, t.root.user.id)
   })
   after(async () => { await t.close() })
 

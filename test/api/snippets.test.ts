@@ -1,5 +1,6 @@
 // Project snippets: the entity, the list (newest first, paginated) and who sees which snippet by its
-// visibility and the project's, create (Reporter; code or content; visibility required), update and
+// visibility and the project's, create (Reporter; code or content; visibility defaulting to the
+// default_snippet_visibility setting), update and
 // delete (author or Maintainer), the raw content, and refusals: 401, 404 private, 403, 400.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -48,12 +49,34 @@ describe('Project snippets API', () => {
       assert.equal(form.status, 201, form.text)
     })
 
+    it('gives a snippet created without a visibility the default_snippet_visibility setting', async () => {
+      const { visibility: _visibility, ...noVisibility } = valid
+      const levelOf = async (res: { status: number; text: string; body: { id: number } }) => {
+        assert.equal(res.status, 201, res.text)
+        return (await t.ctx.db.selectFrom('snippets').select('visibility_level').where('id', '=', res.body.id).executeTakeFirstOrThrow()).visibility_level
+      }
+      assert.equal(await levelOf(await t.api('POST', base, { body: noVisibility })), 0)
+      const setDefault = async (visibility: string) => {
+        const res = await t.api('PUT', '/application/settings', { body: { default_snippet_visibility: visibility } })
+        assert.equal(res.status, 200, res.text)
+      }
+      try {
+        await setDefault('public')
+        const created = await t.api('POST', base, { body: noVisibility })
+        assert.equal(await levelOf(created), 20)
+        // A visibility given is kept, whatever the default.
+        assert.equal(await levelOf(await t.api('POST', base, { body: { ...valid, visibility: 'private' } })), 0)
+        await setDefault('internal')
+        assert.equal(await levelOf(await t.api('POST', base, { form: 'title=T&file_name=f.txt&code=abc' })), 10)
+      } finally {
+        await setDefault('private')
+      }
+    })
+
     it('refuses bad input with 400', async () => {
       const { code: _code, ...noCode } = valid
-      const { visibility: _visibility, ...noVisibility } = valid
       const cases: [unknown, unknown][] = [
         [noCode, { error: 'code is missing' }],
-        [noVisibility, { error: 'visibility is missing' }],
         [{ ...valid, visibility: 'secret' }, { error: 'visibility is invalid' }],
         [{ ...valid, title: undefined }, { error: 'title is missing' }],
         [{ ...valid, title: ' ' }, { message: { title: ['can\'t be blank'] } }],

@@ -27,7 +27,7 @@ export function uniqueName(prefix: string): string {
 
 export async function makeUser(t: TestApp, overrides: Partial<CreateUserInput> = {}): Promise<TestUser> {
   const username = overrides.username ?? uniqueName('user')
-  const user = await createUser(t.ctx.db, {
+  const user = await createUser(t.ctx, {
     username,
     name: overrides.name ?? `User ${username}`,
     email: overrides.email ?? `${username}@example.com`,
@@ -56,7 +56,7 @@ export async function rootActor(t: TestApp): Promise<Actor> {
 /** A group created by `by` (root when omitted), who becomes its Owner. */
 export async function makeGroup(t: TestApp, input: Partial<CreateGroupInput> = {}, by?: TestUser): Promise<NamespaceRow> {
   const path = input.path ?? uniqueName('group')
-  return createGroup(t.ctx.db, by?.actor ?? await rootActor(t), { name: input.name ?? path, path, visibility: 'private', ...input })
+  return createGroup(t.ctx, by?.actor ?? await rootActor(t), { name: input.name ?? path, path, visibility: 'private', ...input })
 }
 
 /** A project in `namespace` (the creator's personal namespace when omitted). */
@@ -66,7 +66,7 @@ export async function makeProject(
   const actor = by?.actor ?? await rootActor(t)
   const namespace = input.namespace ?? await t.ctx.db.selectFrom('namespaces').selectAll()
     .where('owner_id', '=', actor.user.id).where('kind', '=', 'user').executeTakeFirstOrThrow()
-  return createProject(t.ctx.db, t.ctx.repositories, actor, { path: uniqueName('project'), visibility: 'private', ...input, namespace })
+  return createProject(t.ctx, actor, { path: uniqueName('project'), visibility: 'private', ...input, namespace })
 }
 
 export async function makeMember(

@@ -133,7 +133,7 @@ const groups: FastifyPluginAsyncTypebox = async (app) => {
     } else {
       authorize(actor.user.can_create_group === 1)
     }
-    const group = await createGroup(db, actor, { ...input, parent })
+    const group = await createGroup(req.server.ingot, actor, { ...input, parent })
     reply.code(201)
     return presentGroup(await loadGroupView(db, actor, group), presentCtx(req))
   })

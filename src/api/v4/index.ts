@@ -10,6 +10,7 @@ import discussions from './discussions.js'
 import events from './events.js'
 import groups from './groups.js'
 import impersonationTokens from './impersonation-tokens.js'
+import integrations from './integrations.js'
 import issues from './issues.js'
 import labels from './labels.js'
 import members from './members.js'
@@ -18,15 +19,21 @@ import mergeRequestGit from './merge-request-git.js'
 import mergeRequests from './merge-requests.js'
 import namespaces from './namespaces.js'
 import notes from './notes.js'
+import notificationSettings from './notification-settings.js'
+import projectHousekeeping from './project-housekeeping.js'
+import projectUploads from './project-uploads.js'
+import projectHooks from './project-hooks.js'
 import projects from './projects.js'
 import protectedBranches from './protected-branches.js'
 import protectedTags from './protected-tags.js'
 import repository from './repository.js'
 import repositoryFiles from './repository-files.js'
 import snippets from './snippets.js'
+import systemHooks from './system-hooks.js'
 import tags from './tags.js'
 import users from './users.js'
 import version from './version.js'
+import wikis from './wikis.js'
 
 const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(applicationSettings)
@@ -39,6 +46,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(events)
   await app.register(groups)
   await app.register(impersonationTokens)
+  await app.register(integrations)
   await app.register(issues)
   await app.register(labels)
   await app.register(members)
@@ -47,15 +55,21 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(mergeRequests)
   await app.register(namespaces)
   await app.register(notes)
+  await app.register(notificationSettings)
+  await app.register(projectHousekeeping)
+  await app.register(projectUploads)
+  await app.register(projectHooks)
   await app.register(projects)
   await app.register(protectedBranches)
   await app.register(protectedTags)
   await app.register(repository)
   await app.register(repositoryFiles)
   await app.register(snippets)
+  await app.register(systemHooks)
   await app.register(tags)
   await app.register(users)
   await app.register(version)
+  await app.register(wikis)
 }
 
 export default apiV4

@@ -250,7 +250,7 @@ function settingsOf(body: Partial<Static<typeof UpdateProjectBody>> & { namespac
 async function create(req: FastifyRequest, creator: Actor, body: CreateBody): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
   const ctx = req.server.ingot
   const namespace = await creationNamespace(ctx.db, creator, body.namespace_id)
-  const project = await createProject(ctx.db, ctx.repositories, creator, {
+  const project = await createProject(ctx, creator, {
     ...settingsOf(body),
     ...(body.name === undefined ? {} : { name: body.name }),
     ...(body.path === undefined ? {} : { path: body.path }),
@@ -406,8 +406,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { project } = await authorizedProject(req, req.params.id, 'remove_project')
     checkUnmodifiedSince(req, project.updated_at)
-    const { db, repositories } = req.server.ingot
-    await deleteProject(db, repositories, project)
+    await deleteProject(req.server.ingot, project)
     return reply.code(202).send({ message: '202 Accepted' })
   })
 

@@ -1,7 +1,8 @@
 // Project snippets (the original's ProjectSnippets API of release 11.5): list (newest first) and get
 // the snippets the caller may see, create (Reporter; `code`, or `content` as later releases name
-// it; `visibility` required), update (its author or a Maintainer; at least one field), delete (the
-// same; 204) and the raw content as text/plain. Like the original, every route needs a signed-in
+// it; without `visibility`, the instance's default_snippet_visibility, where 11.5 required it),
+// update (its author or a Maintainer; at least one field), delete (the same; 204) and the raw
+// content as text/plain. Like the original, every route needs a signed-in
 // caller; a snippet the caller may not see is 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
@@ -46,7 +47,7 @@ const CreateBody = Type.Object({
   code: Type.Optional(Type.String({ description: 'The content of the snippet' })),
   content: Type.Optional(Type.String({ description: 'The content of the snippet, as later releases name it' })),
   description: Type.Optional(Type.String()),
-  visibility: Visibility,
+  visibility: Type.Optional(Visibility),
 })
 
 const UpdateBody = Type.Object({
@@ -99,7 +100,7 @@ const snippets: FastifyPluginAsyncTypebox = async (app) => {
       fileName: body.file_name,
       content,
       description: body.description ?? null,
-      visibilityLevel: visibilityLevel(body.visibility),
+      ...(body.visibility === undefined ? {} : { visibilityLevel: visibilityLevel(body.visibility) }),
     })
     if (!result.ok) throw validationFailed(result.errors)
     reply.code(201)

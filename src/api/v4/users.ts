@@ -200,7 +200,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     requireAdmin(req)
     const { avatar, ...input } = body
     checkAvatar(avatar)
-    const user = await withAvatar(req, await createUser(req.server.ingot.db, input), avatar)
+    const user = await withAvatar(req, await createUser(req.server.ingot, input), avatar)
     reply.code(201)
     return presentAdminForm(req, user)
   })

@@ -5,6 +5,11 @@ import * as m0002 from './0002_repositories.js'
 import * as m0003 from './0003_forks_and_readme.js'
 import * as m0004 from './0004_collaboration.js'
 import * as m0005 from './0005_application_settings.js'
+import * as m0006 from './0006_web_hooks.js'
+import * as m0007 from './0007_integrations.js'
+import * as m0008 from './0008_notification_settings.js'
+import * as m0009 from './0009_sessions.js'
+import * as m0010 from './0010_housekeeping.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -12,4 +17,9 @@ export const migrations: Record<string, Migration> = {
   '0003_forks_and_readme': m0003,
   '0004_collaboration': m0004,
   '0005_application_settings': m0005,
+  '0006_web_hooks': m0006,
+  '0007_integrations': m0007,
+  '0008_notification_settings': m0008,
+  '0009_sessions': m0009,
+  '0010_housekeeping': m0010,
 }

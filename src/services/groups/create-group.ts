@@ -1,6 +1,5 @@
 // Creates a group, top-level or nested under parent_id, with its creator as Owner (POST /groups).
 // Who may create it is the route's question; this checks the group itself.
-import type { Db } from '../../db/index.js'
 import type { NamespaceRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
 import type { Actor } from '../../auth/actor.js'
@@ -10,6 +9,8 @@ import { getApplicationSettings } from '../settings.js'
 import { visibilityErrors } from '../namespaces/visibility-rules.js'
 import { collectErrors } from '../validation.js'
 import { groupNameErrors, groupPathErrors } from './group-rules.js'
+import type { AppContext } from '../../context.js'
+import { groupSystemActivities } from '../hooks/system-payloads.js'
 
 export { fullPathTaken } from './group-rules.js'
 
@@ -24,7 +25,8 @@ export interface CreateGroupInput {
   parent?: NamespaceRow | null
 }
 
-export async function createGroup(db: Db, actor: Actor, input: CreateGroupInput): Promise<NamespaceRow> {
+export async function createGroup(ctx: Pick<AppContext, 'db' | 'activity' | 'log'>, actor: Actor, input: CreateGroupInput): Promise<NamespaceRow> {
+  const { db } = ctx
   const parent = input.parent ?? null
   const settings = await getApplicationSettings(db)
   const visibility = input.visibility ?? settings.default_group_visibility
@@ -38,7 +40,7 @@ export async function createGroup(db: Db, actor: Actor, input: CreateGroupInput)
   if (errors !== null) throw validationFailed(errors)
 
   const now = Date.now()
-  return db.transaction().execute(async (trx) => {
+  const created = await db.transaction().execute(async (trx) => {
     const group = await trx.insertInto('namespaces').values({
       kind: 'group',
       name: input.name,
@@ -61,4 +63,6 @@ export async function createGroup(db: Db, actor: Actor, input: CreateGroupInput)
     }).execute()
     return group
   })
+  for (const event of await groupSystemActivities(db, [created], 'create')) await ctx.activity.publish(event, ctx.log)
+  return created
 }

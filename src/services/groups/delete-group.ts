@@ -3,13 +3,18 @@
 import type { AppContext } from '../../context.js'
 import type { NamespaceRow } from '../../db/schema.js'
 import { deleteNamespacesAndProjects, projectIdsIn, selfAndDescendantIds } from '../namespaces/delete-contents.js'
+import { groupSystemActivities, projectSystemActivities } from '../hooks/system-payloads.js'
 
-export async function deleteGroup(ctx: Pick<AppContext, 'db' | 'repositories'>, group: NamespaceRow): Promise<void> {
-  const projectIds = await ctx.db.transaction().execute(async (trx) => {
+export async function deleteGroup(ctx: Pick<AppContext, 'db' | 'repositories' | 'activity' | 'log'>, group: NamespaceRow): Promise<void> {
+  const { projectIds, systemEvents } = await ctx.db.transaction().execute(async (trx) => {
     const groupIds = await selfAndDescendantIds(trx, [group.id])
     const projectIds = await projectIdsIn(trx, groupIds)
+    // System hooks hear of every project and subgroup that goes too, described while they exist.
+    const groups = await trx.selectFrom('namespaces').selectAll().where('id', 'in', groupIds).orderBy('id', 'desc').execute()
+    const systemEvents = [...await projectSystemActivities(trx, projectIds, 'destroy'), ...await groupSystemActivities(trx, groups, 'destroy')]
     await deleteNamespacesAndProjects(trx, groupIds, projectIds)
-    return projectIds
+    return { projectIds, systemEvents }
   })
   for (const id of projectIds) await ctx.repositories.remove(id)
+  for (const event of systemEvents) await ctx.activity.publish(event, ctx.log)
 }

@@ -8,7 +8,6 @@ import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { fitsIntegerColumn, flag } from '../../db/values.js'
 import type { Actor } from '../../auth/actor.js'
 import { validationFailed } from '../../api/errors.js'
-import type { RepositoryStorage } from '../../git/storage.js'
 import { isValidRefName } from '../../git/ref-names.js'
 import { MAINTAINER, visibilityLevel, type Visibility } from '../../policies/access-levels.js'
 import { canOnGroup } from '../../policies/group-policy.js'
@@ -23,6 +22,7 @@ import { writeCommit } from '../../git/write.js'
 import { NO_PROJECT_ACCESS, groupAccessFor, projectAccessFor } from '../../finders/access.js'
 import { moveRef } from '../push/move-refs.js'
 import { BRANCH_PREFIX } from '../push/check-push.js'
+import { projectSystemActivities } from '../hooks/system-payloads.js'
 
 export type MergeMethod = 'merge' | 'rebase_merge' | 'ff'
 export const MERGE_METHODS: readonly MergeMethod[] = ['merge', 'rebase_merge', 'ff']
@@ -175,8 +175,9 @@ export interface ProjectOrigin {
 }
 
 export async function createProject(
-  db: Db, repositories: RepositoryStorage, actor: Actor, input: CreateProjectInput, origin: ProjectOrigin = {},
+  ctx: Pick<AppContext, 'db' | 'repositories' | 'activity' | 'log'>, actor: Actor, input: CreateProjectInput, origin: ProjectOrigin = {},
 ): Promise<ProjectRow> {
+  const { db, repositories } = ctx
   const { forkOf } = origin
   const name = input.name ?? input.path ?? ''
   const path = input.path ?? pathFromName(name)
@@ -195,7 +196,7 @@ export async function createProject(
   if (errors !== null) throw validationFailed(errors)
 
   const now = Date.now()
-  return db.transaction().execute(async (trx) => {
+  const created = await db.transaction().execute(async (trx) => {
     const project = await trx.insertInto('projects').values({
       namespace_id: input.namespace.id,
       name,
@@ -235,6 +236,8 @@ export async function createProject(
     if (isUniqueViolation(err)) throw validationFailed({ name: ['has already been taken'], path: ['has already been taken'] })
     throw err
   })
+  for (const event of await projectSystemActivities(db, [created.id], 'create')) await ctx.activity.publish(event, ctx.log)
+  return created
 }
 
 /**

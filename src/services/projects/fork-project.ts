@@ -59,7 +59,7 @@ export async function forkProject(
 
   const parent = source.project
   const settings = await getApplicationSettings(db)
-  const project = await createProject(db, ctx.repositories, actor, {
+  const project = await createProject(ctx, actor, {
     name: parent.name,
     path: parent.path,
     namespace,

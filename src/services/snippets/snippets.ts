@@ -1,10 +1,13 @@
 // Project snippets (spec: snippets are embedded summaries only; the original's CreateSnippetService
 // and UpdateSnippetService of release 11.5): create, update and delete, with the model's
 // validations — a title of at most 255 characters, a file name of at most 255, some content —
-// answered as field errors. Deleting a snippet deletes its notes and award emoji with it.
+// answered as field errors. A snippet created without a visibility takes the instance's
+// default_snippet_visibility. Deleting a snippet deletes its notes and award emoji with it.
 import type { Db } from '../../db/index.js'
 import type { SnippetRow, VisibilityLevel } from '../../db/schema.js'
 import type { FieldErrors } from '../../api/errors.js'
+import { visibilityLevel } from '../../policies/access-levels.js'
+import { getApplicationSettings } from '../settings.js'
 import { deleteNotesOf } from '../notes/delete-note.js'
 import { collectErrors } from '../validation.js'
 
@@ -17,6 +20,9 @@ export interface SnippetFields {
   description: string | null
   visibilityLevel: VisibilityLevel
 }
+
+/** A new snippet's fields; without a visibility it takes the default_snippet_visibility setting. */
+export type NewSnippetFields = Omit<SnippetFields, 'visibilityLevel'> & { visibilityLevel?: VisibilityLevel }
 
 export type SnippetResult = { ok: true; snippet: ProjectSnippetRow } | { ok: false; errors: FieldErrors }
 
@@ -38,7 +44,11 @@ export function asProjectSnippet(snippet: SnippetRow): ProjectSnippetRow | null 
   return snippet.project_id === null ? null : { ...snippet, project_id: snippet.project_id }
 }
 
-export async function createSnippet(db: Db, projectId: number, authorId: number, fields: SnippetFields): Promise<SnippetResult> {
+export async function createSnippet(db: Db, projectId: number, authorId: number, newFields: NewSnippetFields): Promise<SnippetResult> {
+  const fields: SnippetFields = {
+    ...newFields,
+    visibilityLevel: newFields.visibilityLevel ?? visibilityLevel((await getApplicationSettings(db)).default_snippet_visibility),
+  }
   const errors = validate(fields)
   if (errors !== null) return { ok: false, errors }
   const now = Date.now()

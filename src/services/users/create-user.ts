@@ -8,8 +8,11 @@ import { conflict, validationFailed } from '../../api/errors.js'
 import { collectErrors } from '../validation.js'
 import { generatePassword, hashPassword } from '../../auth/secrets.js'
 import { getApplicationSettings } from '../settings.js'
+import { signupDomainErrors } from './signup-domains.js'
 import { namespacePathErrors } from '../namespaces/path-rules.js'
 import { PRIVATE } from '../../policies/access-levels.js'
+import type { AppContext } from '../../context.js'
+import { userSystemActivity } from '../hooks/system-payloads.js'
 
 export interface UserProfileInput {
   bio?: string
@@ -37,6 +40,11 @@ export interface CreateUserInput extends UserProfileInput {
   skip_confirmation?: boolean
   external?: boolean
   private_profile?: boolean
+}
+
+export interface CreateUserOptions {
+  /** A visitor signing themselves up (the web sign-up), not an administrator: the sign-up domain rules apply. */
+  signUp?: boolean
 }
 
 const EMAIL = /^[^@\s]+@[^@\s]+$/
@@ -108,7 +116,10 @@ export async function usernameTaken(db: Db, username: string, exceptUserId?: num
   return (await query.executeTakeFirst()) !== undefined
 }
 
-export async function createUser(db: Db, input: CreateUserInput): Promise<UserRow> {
+export async function createUser(
+  ctx: Pick<AppContext, 'db' | 'activity' | 'log'>, input: CreateUserInput, options: CreateUserOptions = {},
+): Promise<UserRow> {
+  const { db } = ctx
   const usePassword = !input.reset_password
   if (await emailTaken(db, input.email)) throw conflict('Email has already been taken')
   if (await usernameTakenByUser(db, input.username)) throw conflict('Username has already been taken')
@@ -117,8 +128,9 @@ export async function createUser(db: Db, input: CreateUserInput): Promise<UserRo
   const identity = input.extern_uid !== undefined && input.provider !== undefined
     ? { provider: input.provider, extern_uid: input.extern_uid }
     : null
+  const settings = await getApplicationSettings(db)
   const errors = collectErrors({
-    email: emailErrors(input.email),
+    email: [...emailErrors(input.email), ...(options.signUp === true ? signupDomainErrors(settings, input.email) : [])],
     username: usernameErrors,
     name: nameErrors(input.name),
     password: !usePassword ? [] : input.password === undefined ? ["can't be blank"] : passwordErrors(input.password),
@@ -128,11 +140,11 @@ export async function createUser(db: Db, input: CreateUserInput): Promise<UserRo
   })
   if (errors !== null) throw validationFailed(errors)
 
-  const settings = await getApplicationSettings(db)
   const passwordDigest = await hashPassword(usePassword && input.password !== undefined ? input.password : generatePassword())
   const now = Date.now()
+  let created: UserRow
   try {
-    return await db.transaction().execute(async (trx) => {
+    created = await db.transaction().execute(async (trx) => {
       const user = await insertUserWithNamespace(trx, {
         username: input.username,
         username_lower: input.username.toLowerCase(),
@@ -178,6 +190,8 @@ export async function createUser(db: Db, input: CreateUserInput): Promise<UserRo
     }
     throw err
   }
+  await ctx.activity.publish(userSystemActivity(created, 'create'), ctx.log)
+  return created
 }
 
 /** Inserts the user row and their personal namespace (path = username); call inside a transaction. */

@@ -10,6 +10,7 @@ import { OWNER } from '../../policies/access-levels.js'
 import { ensureGhostUser } from './ghost-user.js'
 import { removeUserAvatar } from '../uploads/user-avatar.js'
 import { deleteNamespacesAndProjects, projectIdsIn, selfAndDescendantIds } from '../namespaces/delete-contents.js'
+import { groupSystemActivities, projectSystemActivities, userSystemActivity } from '../hooks/system-payloads.js'
 
 /**
  * Every table holding a user's contributions, by its author column: moved to the ghost on a soft
@@ -30,11 +31,11 @@ export interface DeleteUserOptions {
 }
 
 export async function deleteUser(
-  ctx: Pick<AppContext, 'db' | 'repositories' | 'config'>, user: UserRow, options: DeleteUserOptions,
+  ctx: Pick<AppContext, 'db' | 'repositories' | 'config' | 'activity' | 'log'>, user: UserRow, options: DeleteUserOptions,
 ): Promise<void> {
   // The ghost is shared by every deletion, so it is made (once) outside this one's transaction.
   const ghost = options.hardDelete ? null : await ensureGhostUser(ctx.db, new URL(ctx.config.externalUrl).hostname)
-  const removedProjectIds = await ctx.db.transaction().execute(async (trx) => {
+  const { projectIds: removedProjectIds, systemEvents } = await ctx.db.transaction().execute(async (trx) => {
     const soloGroupIds = await soloOwnedGroupIds(trx, user.id)
     if (soloGroupIds.length > 0 && !options.hardDelete) {
       throw conflict('You must transfer ownership or delete groups before you can remove user')
@@ -44,6 +45,13 @@ export async function deleteUser(
       .where('owner_id', '=', user.id).where('kind', '=', 'user').execute()).map((n) => n.id)
     const namespaceIds = [...groupIds, ...personalNamespaceIds]
     const projectIds = await projectIdsIn(trx, namespaceIds)
+    // System hooks hear of every project and group that goes with the user, described while they exist.
+    const groups = groupIds.length === 0 ? [] : await trx.selectFrom('namespaces').selectAll().where('id', 'in', groupIds).execute()
+    const systemEvents = [
+      ...await projectSystemActivities(trx, projectIds, 'destroy'),
+      ...await groupSystemActivities(trx, groups, 'destroy'),
+      userSystemActivity(user, 'destroy'),
+    ]
 
     await trx.updateTable('projects').set((eb) => ({ star_count: eb('star_count', '-', 1) }))
       .where('id', 'in', trx.selectFrom('stars').select('project_id').where('user_id', '=', user.id)).execute()
@@ -60,10 +68,11 @@ export async function deleteUser(
     await trx.deleteFrom('custom_attributes').where('subject_type', '=', 'user').where('subject_id', '=', user.id).execute()
     // Memberships, tokens, keys, identities and stars go with the row (foreign keys cascade).
     await trx.deleteFrom('users').where('id', '=', user.id).execute()
-    return projectIds
+    return { projectIds, systemEvents }
   })
   for (const id of removedProjectIds) await ctx.repositories.remove(id)
   await removeUserAvatar(ctx.config.dataDir, user.id)
+  for (const event of systemEvents) await ctx.activity.publish(event, ctx.log)
 }
 
 /** Groups where the user is a direct Owner and no one else is. */

@@ -14,7 +14,7 @@ export async function seedRoot(ctx: AppContext): Promise<void> {
   const existing = await ctx.db.selectFrom('users').select('id').limit(1).executeTakeFirst()
   if (existing !== undefined) return
   const password = ctx.config.rootPassword ?? generatePassword()
-  const root = await createUser(ctx.db, {
+  const root = await createUser(ctx, {
     username: 'root',
     name: 'Administrator',
     email: 'admin@example.com',

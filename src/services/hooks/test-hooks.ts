@@ -1,0 +1,118 @@
+// Hook tests: a sample payload built from the project's real data, as the original's
+// TestHooks::ProjectService builds it (the first issue, merge request or note, the latest three
+// commits of the default branch, the wiki's first page), delivered at once. When the project has
+// nothing to show for the event, the answer says what it needs instead.
+import type { AppContext } from '../../context.js'
+import type { UserRow, WebHookRow } from '../../db/schema.js'
+import { BRANCH_PREFIX } from '../push/check-push.js'
+import { apiError } from '../../api/errors.js'
+import { listWikiPages, readPageContent, wikiTip } from '../../finders/wiki-pages-finder.js'
+import { OutboundError } from '../outbound/outbound-http.js'
+import { HOOK_EVENT_HEADERS, deliver } from './deliveries.js'
+import {
+  issuePayload, mergeRequestPayload, notePayload, pushPayload, wikiPagePayload, type HookPayload, type ProjectRef,
+} from './payloads.js'
+import type { ProjectHookEvent } from './web-hooks.js'
+
+/** Why a test could not be sent; the original's sentence, answered as 422. */
+class NothingToSend extends Error {}
+
+async function pushSample(ctx: AppContext, ref: ProjectRef, user: UserRow): Promise<HookPayload> {
+  const repo = ctx.repositories.open(ref.project.id)
+  const branch = ref.project.default_branch
+  const head = branch === null ? null : await repo.resolveCommit(`${BRANCH_PREFIX}${branch}`)
+  if (branch === null || head === null) throw new NothingToSend('Ensure the project has at least one commit.')
+  const ids = (await repo.run(['rev-list', '--max-count=3', '--end-of-options', head])).split('\n').filter((id) => id !== '')
+  const commits = await repo.readCommits(ids)
+  return pushPayload(ctx, ref, user, {
+    kind: 'push', before: commits[commits.length - 1]!.id, after: head, ref: `${BRANCH_PREFIX}${branch}`,
+    checkoutSha: head, message: null, commits, totalCommits: commits.length,
+  })
+}
+
+async function wikiSample(ctx: AppContext, ref: ProjectRef, user: UserRow): Promise<HookPayload> {
+  const missing = new NothingToSend('Ensure the wiki is enabled and has pages.')
+  const tip = ref.project.wiki_enabled === 1 ? await wikiTip(ctx.repositories, ref.project.id) : null
+  if (tip === null) throw missing
+  const wiki = ctx.repositories.openWiki(ref.project.id)
+  const first = (await listWikiPages(wiki, tip, false))[0]
+  if (first === undefined) throw missing
+  return wikiPagePayload(ctx, ref, {
+    action: 'create', userId: user.id, slug: first.slug, title: first.title, format: first.format,
+    content: await readPageContent(wiki, first), message: '',
+  })
+}
+
+async function samplePayload(ctx: AppContext, ref: ProjectRef, user: UserRow, trigger: ProjectHookEvent): Promise<HookPayload> {
+  const { db } = ctx
+  const projectId = ref.project.id
+  switch (trigger) {
+    case 'push_events':
+    case 'tag_push_events':
+      return pushSample(ctx, ref, user)
+    case 'issues_events':
+    case 'confidential_issues_events': {
+      const issue = await db.selectFrom('issues').select('id').where('project_id', '=', projectId).orderBy('id').limit(1).executeTakeFirst()
+      const built = issue === undefined ? null : await issuePayload(ctx, { issueId: issue.id, userId: user.id, changes: {}, action: null })
+      if (built === null) throw new NothingToSend('Ensure the project has issues.')
+      return built.payload
+    }
+    case 'merge_requests_events': {
+      const mr = await db.selectFrom('merge_requests').select('id').where('target_project_id', '=', projectId).orderBy('id').limit(1).executeTakeFirst()
+      const payload = mr === undefined ? null : await mergeRequestPayload(ctx, { mergeRequestId: mr.id, userId: user.id, changes: {}, action: null })
+      if (payload === null) throw new NothingToSend('Ensure the project has merge requests.')
+      return payload
+    }
+    case 'note_events': {
+      const note = await db.selectFrom('notes').select('id').where('project_id', '=', projectId).orderBy('id').limit(1).executeTakeFirst()
+      const built = note === undefined ? null : await notePayload(ctx, note.id, user.id)
+      if (built === null) throw new NothingToSend('Ensure the project has notes.')
+      return built.payload
+    }
+    case 'wiki_page_events':
+      return wikiSample(ctx, ref, user)
+    // No CI yet: a project never has jobs or pipelines to show.
+    case 'job_events':
+      throw new NothingToSend('Ensure the project has CI jobs.')
+    case 'pipeline_events':
+      throw new NothingToSend('Ensure the project has CI pipelines.')
+  }
+}
+
+/** Sends the sample of `trigger` to the project hook; 422 with the reason unless the receiver answered 2xx. */
+export async function testProjectHook(ctx: AppContext, hook: WebHookRow, ref: ProjectRef, user: UserRow, trigger: ProjectHookEvent): Promise<void> {
+  let payload: HookPayload
+  try {
+    payload = await samplePayload(ctx, ref, user, trigger)
+  } catch (err) {
+    if (err instanceof NothingToSend) throw apiError(422, err.message)
+    throw err
+  }
+  const response = await deliver(ctx, hook, HOOK_EVENT_HEADERS[trigger], payload).catch((err: unknown) => {
+    if (err instanceof OutboundError) throw apiError(422, err.message)
+    throw err
+  })
+  // The original answers with what the receiver said.
+  if (response.status < 200 || response.status >= 300) throw apiError(422, response.body === '' ? `HTTP ${response.status}` : response.body)
+}
+
+/** The sample the original's GET /hooks/:id sends to a system hook (and answers with). */
+export const SYSTEM_HOOK_SAMPLE: Readonly<HookPayload> = {
+  event_name: 'project_create',
+  name: 'Ruby',
+  path: 'ruby',
+  project_id: 1,
+  owner_name: 'Someone',
+  owner_email: 'example@gitlabhq.com',
+}
+
+/** Sends the sample to a system hook; the answer is the sample whatever the receiver said, as in the original. */
+export async function testSystemHook(ctx: AppContext, hook: WebHookRow): Promise<HookPayload> {
+  try {
+    await deliver(ctx, hook, 'System Hook', SYSTEM_HOOK_SAMPLE)
+  } catch (err) {
+    if (!(err instanceof OutboundError)) throw err
+    ctx.log.warn({ hook: hook.id, reason: err.message }, 'system hook test failed')
+  }
+  return SYSTEM_HOOK_SAMPLE
+}

@@ -1,0 +1,270 @@
+// Requests Ingot makes to URLs its users configure (webhooks, integrations). Such a URL must not
+// reach the instance's own network unless the administrator allows it
+// (allow_local_requests_from_hooks_and_services): the host is resolved and every address checked,
+// and the connection goes to the address that was checked, so a DNS answer that changes between
+// the check and the connection cannot smuggle a request inside. Every request is bounded: one
+// timeout for the whole exchange (waiting for a slot included), a cap on the response read, no
+// redirects, and a process-wide cap on requests in flight, so slow receivers cannot exhaust us.
+import dns from 'node:dns'
+import http from 'node:http'
+import https from 'node:https'
+import net from 'node:net'
+import type { AppContext } from '../../context.js'
+import { COMPATIBLE_VERSION } from '../../api/v4/version.js'
+import { getApplicationSettings } from '../settings.js'
+
+export type OutboundFailure = 'blocked' | 'network' | 'timeout' | 'too-large'
+
+/** A request that was refused or did not complete; `message` says why, safe to show and log. */
+export class OutboundError extends Error {
+  constructor(readonly kind: OutboundFailure, message: string) {
+    super(message)
+  }
+}
+
+/** The most of a response body that is read; the rest is refused. */
+export const MAX_RESPONSE_BYTES = 64 * 1024
+/** Requests in flight at once across the process; more wait for a slot (within their timeout). */
+export const MAX_CONCURRENT_REQUESTS = 16
+
+type Ctx = Pick<AppContext, 'db' | 'config'>
+
+// ---- address rules --------------------------------------------------------------------------
+
+type AddressClass = 'public' | 'localhost' | 'loopback' | 'local' | 'link-local'
+
+function ipv4Bytes(address: string): number[] | null {
+  const parts = address.split('.')
+  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return null
+  return parts.map(Number)
+}
+
+function classifyIpv4([a, b]: number[]): AddressClass {
+  if (a === 0) return 'localhost'
+  if (a === 127) return 'loopback'
+  if (a === 169 && b === 254) return 'link-local'
+  if (a === 10 || (a === 172 && b! >= 16 && b! <= 31) || (a === 192 && b === 168)) return 'local'
+  // Shared address space (carrier NAT), multicast, reserved and broadcast are never a public receiver.
+  if ((a === 100 && b! >= 64 && b! <= 127) || a! >= 224) return 'local'
+  return 'public'
+}
+
+/** The eight 16-bit groups of an IPv6 address (an embedded dotted IPv4 tail included). */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.replace(/%.*$/, '')
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
+  if (dotted !== null) {
+    const v4 = ipv4Bytes(dotted[1]!)
+    if (v4 === null) return null
+    text = `${text.slice(0, -dotted[1]!.length)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`
+  }
+  const halves = text.split('::')
+  if (halves.length > 2) return null
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN)))
+  const head = parse(halves[0]!)
+  const tail = halves.length === 2 ? parse(halves[1]!) : []
+  const missing = 8 - head.length - tail.length
+  if (halves.length === 1 ? missing !== 0 : missing < 0) return null
+  const groups = [...head, ...new Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail]
+  return groups.some(Number.isNaN) ? null : groups
+}
+
+function classifyIpv6(groups: number[]): AddressClass {
+  const [g0, , , , , g5, g6, g7] = groups as [number, number, number, number, number, number, number, number]
+  const zeroPrefix = (n: number) => groups.slice(0, n).every((g) => g === 0)
+  if (zeroPrefix(8) || (zeroPrefix(7) && g7 === 1)) return 'localhost'
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry an IPv4 address.
+  const embedded = [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]
+  if (zeroPrefix(5) && (g5 === 0xffff || g5 === 0)) return classifyIpv4(embedded)
+  if (g0 === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return classifyIpv4(embedded)
+  if ((g0 & 0xffc0) === 0xfe80) return 'link-local'
+  // Unique-local (fc00::/7), multicast (ff00::/8) and the deprecated site-local (fec0::/10).
+  if ((g0 & 0xfe00) === 0xfc00 || (g0 & 0xff00) === 0xff00 || (g0 & 0xffc0) === 0xfec0) return 'local'
+  return 'public'
+}
+
+function classifyAddress(address: string): AddressClass {
+  // The original names the usual local addresses apart from the rest of the loopback range.
+  if (['127.0.0.1', '0.0.0.0', '::1', '::'].includes(address)) return 'localhost'
+  const v4 = net.isIPv4(address) ? ipv4Bytes(address) : null
+  if (v4 !== null) return classifyIpv4(v4)
+  const v6 = ipv6Groups(address)
+  // An address that cannot be read is not trusted.
+  return v6 === null ? 'local' : classifyIpv6(v6)
+}
+
+/** The original's wording for each refused class. */
+const REFUSALS: Record<Exclude<AddressClass, 'public'>, string> = {
+  localhost: 'Requests to localhost are not allowed',
+  loopback: 'Requests to loopback addresses are not allowed',
+  local: 'Requests to the local network are not allowed',
+  'link-local': 'Requests to the link local network are not allowed',
+}
+
+interface Vetted {
+  url: URL
+  /** The address to connect to; null to let the system resolve (local requests allowed). */
+  address: { address: string; family: 4 | 6 } | null
+}
+
+async function lookupAll(host: string): Promise<{ address: string; family: number }[]> {
+  try {
+    return await dns.promises.lookup(host, { all: true, verbatim: true })
+  } catch {
+    return []
+  }
+}
+
+/** Either the URL with the address to connect to, or the reason it is refused. */
+async function vet(ctx: Ctx, rawUrl: string, allowLocal: boolean): Promise<Vetted | string> {
+  let url: URL
+  try {
+    url = new URL(rawUrl)
+  } catch {
+    return 'URI is invalid'
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Only allowed protocols are http, https'
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+  if (!/^[\p{L}\p{N}[:]/u.test(host)) return 'Hostname needs to start with an alphanumeric character'
+  if (allowLocal || (await getApplicationSettings(ctx.db)).allow_local_requests_from_hooks_and_services) return { url, address: null }
+  if (host.toLowerCase() === 'localhost' || host.toLowerCase().endsWith('.localhost')) return REFUSALS.localhost
+  const addresses = net.isIP(host) !== 0 ? [{ address: host, family: net.isIP(host) }] : await lookupAll(host)
+  // A host that does not resolve is not refused here; sending to it fails as a network error.
+  if (addresses.length === 0) return { url, address: null }
+  for (const { address } of addresses) {
+    const kind = classifyAddress(address)
+    if (kind !== 'public') return REFUSALS[kind]
+  }
+  const first = addresses[0]!
+  return { url, address: { address: first.address, family: first.family === 6 ? 6 : 4 } }
+}
+
+export interface OutboundOptions {
+  /** Local addresses allowed whatever the setting (system hooks, which only administrators make). */
+  allowLocal?: boolean
+}
+
+/** Null when Ingot may send to `url`; otherwise why not, in the original's words. */
+export async function checkOutboundUrl(ctx: Ctx, url: string, options: OutboundOptions = {}): Promise<string | null> {
+  const vetted = await vet(ctx, url, options.allowLocal ?? false)
+  return typeof vetted === 'string' ? vetted : null
+}
+
+// ---- sending ----------------------------------------------------------------------------------
+
+/** A counting semaphore: the process-wide cap on requests in flight. */
+class Slots {
+  private free: number
+  private readonly waiting: (() => void)[] = []
+
+  constructor(size: number) {
+    this.free = size
+  }
+
+  /** Resolves when a slot is taken; `signal` gives up waiting (the slot is then not taken). */
+  acquire(signal: AbortSignal): Promise<void> {
+    if (this.free > 0) {
+      this.free -= 1
+      return Promise.resolve()
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        signal.removeEventListener('abort', giveUp)
+        resolve()
+      }
+      const giveUp = () => {
+        const index = this.waiting.indexOf(grant)
+        if (index !== -1) this.waiting.splice(index, 1)
+        reject(new OutboundError('timeout', 'Timed out waiting to send'))
+      }
+      signal.addEventListener('abort', giveUp, { once: true })
+      this.waiting.push(grant)
+    })
+  }
+
+  release(): void {
+    const next = this.waiting.shift()
+    if (next === undefined) this.free += 1
+    else next()
+  }
+}
+
+const slots = new Slots(MAX_CONCURRENT_REQUESTS)
+
+export interface OutboundRequest extends OutboundOptions {
+  url: string
+  body: unknown
+  headers?: Record<string, string>
+  /** Check the receiver's TLS certificate (default true). */
+  verifyTls?: boolean
+}
+
+export interface OutboundResponse {
+  status: number
+  body: string
+}
+
+function send(vetted: Vetted, request: OutboundRequest, payload: Buffer, signal: AbortSignal): Promise<OutboundResponse> {
+  const { url, address } = vetted
+  const secure = url.protocol === 'https:'
+  const lookup: net.LookupFunction | undefined = address === null ? undefined : (_host, options, callback) => {
+    if ((options as { all?: boolean }).all) callback(null, [address] as never)
+    else callback(null, address.address, address.family)
+  }
+  const options: https.RequestOptions = {
+    method: 'POST',
+    headers: {
+      ...request.headers,
+      'Content-Type': 'application/json',
+      'Content-Length': String(payload.length),
+      'User-Agent': `Ingot/${COMPATIBLE_VERSION}`,
+    },
+    signal,
+    agent: false,
+    ...(lookup === undefined ? {} : { lookup }),
+    ...(secure ? { rejectUnauthorized: request.verifyTls ?? true } : {}),
+  }
+  return new Promise((resolve, reject) => {
+    const req = (secure ? https : http).request(url, options, (res) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length
+        if (size > MAX_RESPONSE_BYTES) {
+          reject(new OutboundError('too-large', `Response is larger than ${MAX_RESPONSE_BYTES} bytes`))
+          req.destroy()
+          return
+        }
+        chunks.push(chunk)
+      })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('error', (err) => reject(toOutboundError(err, signal)))
+    })
+    req.on('error', (err) => reject(toOutboundError(err, signal)))
+    req.end(payload)
+  })
+}
+
+function toOutboundError(err: Error, signal: AbortSignal): OutboundError {
+  if (err instanceof OutboundError) return err
+  if (signal.aborted) return new OutboundError('timeout', 'Request timed out')
+  const code = (err as { code?: unknown }).code
+  return new OutboundError('network', typeof code === 'string' ? `${code}: ${err.message}` : err.message)
+}
+
+/**
+ * POSTs `body` as JSON. The URL is checked again now (settings or DNS may have changed since it was
+ * saved); redirects are answered as they come, never followed. Throws OutboundError.
+ */
+export async function postJson(ctx: Ctx, request: OutboundRequest): Promise<OutboundResponse> {
+  const signal = AbortSignal.timeout(ctx.config.outboundTimeoutMs)
+  const vetted = await vet(ctx, request.url, request.allowLocal ?? false)
+  if (typeof vetted === 'string') throw new OutboundError('blocked', vetted)
+  const payload = Buffer.from(JSON.stringify(request.body ?? null))
+  await slots.acquire(signal)
+  try {
+    return await send(vetted, request, payload, signal)
+  } finally {
+    slots.release()
+  }
+}

@@ -1,0 +1,105 @@
+// Repository housekeeping, as the original's Projects::HousekeepingService: every push counts
+// toward the project's pushes_since_gc, and when the count reaches a multiple of one of the
+// instance's periods a job runs the task that count picks (gc, full repack, incremental repack;
+// git/housekeeping.ts). POST /projects/:id/housekeeping starts one at once. A lease on the project
+// (held from the enqueue to the end of the job, at most a day) keeps two from running on one
+// repository; the counter starts again from 0 once it has reached the gc period.
+import type { AppContext } from '../../context.js'
+import { HOUSEKEEPING_TASKS, runHousekeeping, type HousekeepingTask } from '../../git/housekeeping.js'
+import { getApplicationSettings, type ApplicationSettings } from '../settings.js'
+import { enqueueStatisticsRefresh } from './refresh-statistics.js'
+
+export const HOUSEKEEPING_JOB = 'project.housekeeping'
+
+/** The original's lease: a job that dies without ending its lease blocks housekeeping for a day at most. */
+const LEASE_MS = 24 * 60 * 60 * 1000
+
+/** The original's answer while a lease is held (its LeaseTaken error, with its 24-hour lease). */
+export const HOUSEKEEPING_IN_PROGRESS = `Somebody already triggered housekeeping for this project in the past ${LEASE_MS / 60_000} minutes`
+
+type Periods = Pick<ApplicationSettings, 'housekeeping_gc_period' | 'housekeeping_full_repack_period' | 'housekeeping_incremental_repack_period'>
+
+/** The heaviest task whose period the count is a multiple of (0 pushes: gc). */
+export function housekeepingTaskFor(pushesSinceGc: number, settings: Periods): HousekeepingTask {
+  if (pushesSinceGc % settings.housekeeping_gc_period === 0) return 'gc'
+  if (pushesSinceGc % settings.housekeeping_full_repack_period === 0) return 'full_repack'
+  return 'incremental_repack'
+}
+
+/** Whether a push that brought the count to `pushesSinceGc` is due some housekeeping. */
+function housekeepingDue(pushesSinceGc: number, settings: ApplicationSettings): boolean {
+  const periods = [settings.housekeeping_gc_period, settings.housekeeping_full_repack_period, settings.housekeeping_incremental_repack_period]
+  return settings.housekeeping_enabled && pushesSinceGc > 0 && periods.some((period) => pushesSinceGc % period === 0)
+}
+
+interface HousekeepingPayload {
+  projectId: number
+  task: HousekeepingTask
+}
+
+function isHousekeepingPayload(value: unknown): value is HousekeepingPayload {
+  const payload = value as Partial<HousekeepingPayload> | null
+  return typeof payload?.projectId === 'number' && HOUSEKEEPING_TASKS.includes(payload.task as HousekeepingTask)
+}
+
+/**
+ * Takes the project's lease and enqueues the task its push count picks; the job's id, or null when
+ * a housekeeping job of the project is pending or running (or the project is gone).
+ */
+export async function startHousekeeping(ctx: AppContext, projectId: number): Promise<number | null> {
+  const settings = await getApplicationSettings(ctx.db)
+  const now = Date.now()
+  const task = await ctx.db.transaction().execute(async (trx) => {
+    const leased = await trx.updateTable('projects').set({ housekeeping_lease_until: now + LEASE_MS })
+      .where('id', '=', projectId)
+      .where((eb) => eb.or([eb('housekeeping_lease_until', 'is', null), eb('housekeeping_lease_until', '<=', now)]))
+      .returning('pushes_since_gc').executeTakeFirst()
+    if (leased === undefined) return null
+    if (leased.pushes_since_gc >= settings.housekeeping_gc_period) {
+      await trx.updateTable('projects').set({ pushes_since_gc: 0 }).where('id', '=', projectId).execute()
+    }
+    return housekeepingTaskFor(leased.pushes_since_gc, settings)
+  })
+  if (task === null) return null
+  try {
+    return await ctx.jobs.enqueue(HOUSEKEEPING_JOB, { projectId, task } satisfies HousekeepingPayload, { uniqueKey: `housekeeping:${projectId}` })
+  } catch (err) {
+    await endLease(ctx, projectId)
+    throw err
+  }
+}
+
+async function endLease(ctx: AppContext, projectId: number): Promise<void> {
+  await ctx.db.updateTable('projects').set({ housekeeping_lease_until: null }).where('id', '=', projectId).execute()
+}
+
+/** Counts a push, and starts the housekeeping it makes due (unless one is under way already). */
+async function countPush(ctx: AppContext, projectId: number): Promise<void> {
+  const counted = await ctx.db.updateTable('projects')
+    .set((eb) => ({ pushes_since_gc: eb('pushes_since_gc', '+', 1) }))
+    .where('id', '=', projectId).returning('pushes_since_gc').executeTakeFirst()
+  if (counted === undefined || !housekeepingDue(counted.pushes_since_gc, await getApplicationSettings(ctx.db))) return
+  await startHousekeeping(ctx, projectId)
+}
+
+async function housekeep(ctx: AppContext, payload: unknown): Promise<void> {
+  if (!isHousekeepingPayload(payload)) throw new Error('malformed housekeeping job')
+  const { projectId, task } = payload
+  try {
+    const project = await ctx.db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst()
+    if (project === undefined) return
+    const settings = await getApplicationSettings(ctx.db)
+    await runHousekeeping(ctx.repositories.open(projectId), task, { bitmaps: settings.housekeeping_bitmaps_enabled })
+  } finally {
+    await endLease(ctx, projectId)
+  }
+  // The repository's size on disk has changed.
+  await enqueueStatisticsRefresh(ctx, projectId)
+}
+
+/** The housekeeping job kind and the push listener that counts pushes; called once by openContext. */
+export function registerRepositoryHousekeeping(ctx: AppContext): void {
+  // As the original's worker, never retried: the next push that is due, or a caller, starts another.
+  ctx.jobs.define(HOUSEKEEPING_JOB, (payload) => housekeep(ctx, payload), { maxAttempts: 1 })
+  ctx.pushListeners.add(({ project }) => countPush(ctx, project.id))
+}

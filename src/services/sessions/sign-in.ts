@@ -1,0 +1,61 @@
+// Signing in on the web with a login (username or email) and a password, and signing out. A
+// successful sign-in starts a session (its secret is returned once, for the cookie) and records the
+// sign-in times the user entity shows, as Devise's trackable does.
+import type { Db } from '../../db/index.js'
+import type { UserRow } from '../../db/schema.js'
+import { randomBytes } from 'node:crypto'
+import { passwordMatches, tokenDigest } from '../../auth/secrets.js'
+import { sessionExpiry } from '../../auth/sessions.js'
+import { getApplicationSettings } from '../settings.js'
+
+export type SignInResult =
+  | { kind: 'signed_in'; user: UserRow; secret: string; expiresAt: number }
+  /** password_authentication_enabled_for_web is off. */
+  | { kind: 'password_sign_in_disabled' }
+  /** Unknown login or wrong password: one answer for both, so logins cannot be probed. */
+  | { kind: 'invalid' }
+  /** The right password of a blocked user. */
+  | { kind: 'blocked' }
+
+export async function signIn(db: Db, login: string, password: string): Promise<SignInResult> {
+  const settings = await getApplicationSettings(db)
+  if (!settings.password_authentication_enabled_for_web) return { kind: 'password_sign_in_disabled' }
+  if (login === '' || password === '' || login.includes('\0')) return { kind: 'invalid' }
+  const user = await db.selectFrom('users').selectAll()
+    .where(login.includes('@') ? 'email_lower' : 'username_lower', '=', login.toLowerCase())
+    .where('ghost', '=', 0)
+    .executeTakeFirst()
+  if (user === undefined || !await passwordMatches(user.password_digest, password)) return { kind: 'invalid' }
+  if (user.state === 'blocked') return { kind: 'blocked' }
+  const { secret, expiresAt } = await startSession(db, user.id)
+  return { kind: 'signed_in', user, secret, expiresAt }
+}
+
+/** A new session for the user; their expired sessions are removed on the way. */
+export async function startSession(db: Db, userId: number): Promise<{ secret: string; expiresAt: number }> {
+  const settings = await getApplicationSettings(db)
+  const secret = randomBytes(32).toString('base64url')
+  const now = Date.now()
+  const expiresAt = sessionExpiry(now, settings)
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('sessions').where('user_id', '=', userId).where('expires_at', '<=', now).execute()
+    await trx.insertInto('sessions').values({
+      user_id: userId, secret_digest: tokenDigest(secret), created_at: now, last_seen_at: now, expires_at: expiresAt,
+    }).execute()
+    const previous = await trx.selectFrom('users').select('current_sign_in_at').where('id', '=', userId).executeTakeFirstOrThrow()
+    await trx.updateTable('users')
+      .set({ last_sign_in_at: previous.current_sign_in_at ?? now, current_sign_in_at: now })
+      .where('id', '=', userId).execute()
+  })
+  return { secret, expiresAt }
+}
+
+export async function endSession(db: Db, secret: string): Promise<void> {
+  await db.deleteFrom('sessions').where('secret_digest', '=', tokenDigest(secret)).execute()
+}
+
+/** Removes every expired session (the recurring clean-up; sessions are also removed when next used). */
+export async function pruneExpiredSessions(db: Db): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('expires_at', '<=', Date.now()).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -1,0 +1,195 @@
+// Repository housekeeping, with real pushes (git over HTTP and the API's commits) and real git on
+// disk: pushes counted per project, an incremental repack, a full repack (with a bitmap when
+// enabled) and gc at multiples of the instance's periods, the counter starting again after gc,
+// nothing while housekeeping is off, and POST /projects/:id/housekeeping (Maintainers; 409 while
+// one is pending or running).
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
+import { startGitClient, type GitClient } from '../helpers/git-server.js'
+import type { ProjectRow } from '../../src/db/schema.js'
+import { DEVELOPER, MAINTAINER } from '../../src/policies/access-levels.js'
+import { HOUSEKEEPING_JOB } from '../../src/services/projects/housekeeping.js'
+
+describe('repository housekeeping', () => {
+  let t: TestApp
+  let client: GitClient
+  let owner: TestUser
+  let counter = 0
+
+  const setSettings = async (settings: Record<string, unknown>) => {
+    const res = await t.api('PUT', '/application/settings', { body: settings })
+    assert.equal(res.status, 200, res.text)
+  }
+  const fullPathOf = async (project: ProjectRow) => {
+    const namespace = await t.ctx.db.selectFrom('namespaces').select('full_path').where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
+    return `${namespace.full_path}/${project.path}`
+  }
+  /** A clone of the project to push from. */
+  const cloneOf = async (project: ProjectRow) => {
+    const dir = path.join(client.dir, `work${(counter += 1)}`)
+    await client.ok(['clone', client.url(await fullPathOf(project), { username: owner.user.username, password: owner.token }), dir])
+    return dir
+  }
+  /** One commit pushed over HTTP (a few loose objects on the server, below git's unpack limit). */
+  const push = async (dir: string) => {
+    counter += 1
+    await fs.writeFile(path.join(dir, `file${counter}.txt`), `content ${counter}\n`)
+    await client.ok(['add', '.'], { cwd: dir })
+    await client.ok(['commit', '-q', '-m', `Commit ${counter}`], { cwd: dir })
+    await client.ok(['push', '-q', 'origin', 'HEAD:master'], { cwd: dir })
+  }
+  /** What is on disk: loose objects, packs and bitmap indexes. */
+  const objects = async (project: ProjectRow) => {
+    const gitDir = t.ctx.repositories.repositoryPath(project.id)
+    const counts = await t.ctx.repositories.open(project.id).run(['count-objects', '-v'])
+    const loose = Number(/^count: (\d+)$/m.exec(counts)?.[1])
+    const packDir = await fs.readdir(path.join(gitDir, 'objects', 'pack'))
+    return { loose, packs: packDir.filter((f) => f.endsWith('.pack')).length, bitmaps: packDir.filter((f) => f.endsWith('.bitmap')).length }
+  }
+  const projectRow = (project: ProjectRow) =>
+    t.ctx.db.selectFrom('projects').select(['pushes_since_gc', 'housekeeping_lease_until']).where('id', '=', project.id).executeTakeFirstOrThrow()
+  const housekeepingJobs = async (project: ProjectRow) => (await t.ctx.db.selectFrom('jobs').select(['id', 'payload'])
+    .where('kind', '=', HOUSEKEEPING_JOB).execute()).filter((job) => JSON.parse(job.payload).projectId === project.id)
+  /** The task of the project's one pending housekeeping job, or null when none is pending. */
+  const pendingTask = async (project: ProjectRow) => {
+    const jobs = await housekeepingJobs(project)
+    assert.ok(jobs.length <= 1, 'never two housekeeping jobs of a project')
+    return jobs.length === 0 ? null : JSON.parse(jobs[0]!.payload).task as string
+  }
+
+  before(async () => {
+    t = await buildTestApp()
+    client = await startGitClient(t)
+    owner = await makeUser(t)
+    await setSettings({ housekeeping_incremental_repack_period: 1, housekeeping_full_repack_period: 3, housekeeping_gc_period: 6 })
+  })
+  after(async () => {
+    await client.close()
+    await t.close()
+  })
+
+  it('repacks incrementally, then fully with a bitmap, then runs gc, at multiples of the periods; gc starts the count again', async () => {
+    const project = await makeProject(t, owner)
+    const dir = await cloneOf(project)
+    await push(dir)
+    assert.equal((await projectRow(project)).pushes_since_gc, 1)
+    assert.equal(await pendingTask(project), 'incremental_repack')
+    assert.ok((await objects(project)).loose > 0)
+    await t.ctx.jobs.runDue()
+    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 0 })
+    assert.equal((await projectRow(project)).housekeeping_lease_until, null)
+
+    await push(dir)
+    await t.ctx.jobs.runDue()
+    assert.deepEqual(await objects(project), { loose: 0, packs: 2, bitmaps: 0 })
+
+    // A commit through the API is a push too.
+    const commit = await t.api('POST', `/projects/${project.id}/repository/files/api.txt`, {
+      token: owner.token, body: { branch: 'master', content: 'by the API\n', commit_message: 'By the API' },
+    })
+    assert.equal(commit.status, 201, commit.text)
+    assert.equal((await projectRow(project)).pushes_since_gc, 3)
+    assert.equal(await pendingTask(project), 'full_repack')
+    await t.ctx.jobs.runDue()
+    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 1 })
+
+    await client.ok(['pull', '-q', '--ff-only', 'origin', 'master'], { cwd: dir })
+    for (let pushes = 4; pushes <= 5; pushes++) {
+      await push(dir)
+      await t.ctx.jobs.runDue()
+    }
+    assert.deepEqual(await objects(project), { loose: 0, packs: 3, bitmaps: 1 })
+    await push(dir)
+    assert.equal(await pendingTask(project), 'gc')
+    assert.equal((await projectRow(project)).pushes_since_gc, 0)
+    await t.ctx.jobs.runDue()
+    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 1 })
+    // gc packs the refs too.
+    await fs.access(path.join(t.ctx.repositories.repositoryPath(project.id), 'packed-refs'))
+
+    await push(dir)
+    assert.equal((await projectRow(project)).pushes_since_gc, 1)
+    await t.ctx.jobs.runDue()
+    await client.ok(['fetch', '-q', 'origin'], { cwd: dir })
+  })
+
+  it('writes no bitmap when bitmaps are off, and does nothing but count while housekeeping is off', async () => {
+    const project = await makeProject(t, owner)
+    const dir = await cloneOf(project)
+    await setSettings({ housekeeping_bitmaps_enabled: false })
+    try {
+      for (let pushes = 1; pushes <= 3; pushes++) {
+        await push(dir)
+        await t.ctx.jobs.runDue()
+      }
+      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 0 })
+    } finally {
+      await setSettings({ housekeeping_bitmaps_enabled: true })
+    }
+    await setSettings({ housekeeping_enabled: false })
+    try {
+      for (let pushes = 4; pushes <= 6; pushes++) await push(dir)
+      assert.equal((await projectRow(project)).pushes_since_gc, 6)
+      assert.equal(await pendingTask(project), null)
+      assert.ok((await objects(project)).loose > 0)
+    } finally {
+      await setSettings({ housekeeping_enabled: true })
+    }
+  })
+
+  describe('POST /projects/:id/housekeeping', () => {
+    it('starts the task the push count picks: 201 with the job id, 409 while it is pending', async () => {
+      const project = await makeProject(t, owner)
+      const dir = await cloneOf(project)
+      await setSettings({ housekeeping_enabled: false })
+      try {
+        await push(dir)
+        await push(dir)
+      } finally {
+        await setSettings({ housekeeping_enabled: true })
+      }
+      const res = await t.api('POST', `/projects/${project.id}/housekeeping`, { token: owner.token })
+      assert.equal(res.status, 201, res.text)
+      const [job] = await housekeepingJobs(project)
+      assert.equal(res.body, String(job?.id))
+      assert.equal(res.headers['content-type'], 'application/json')
+      assert.equal(await pendingTask(project), 'incremental_repack')
+
+      const again = await t.api('POST', `/projects/${project.id}/housekeeping`, { token: owner.token })
+      assert.deepEqual([again.status, again.body], [409, { message: 'Somebody already triggered housekeeping for this project in the past 1440 minutes' }])
+      // A push due housekeeping meanwhile adds no second job.
+      await push(dir)
+      assert.equal(await pendingTask(project), 'incremental_repack')
+
+      await t.ctx.jobs.runDue()
+      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 0 })
+      // Once done, another may start; with no push counted since gc, that is gc.
+      await t.ctx.db.updateTable('projects').set({ pushes_since_gc: 0 }).where('id', '=', project.id).execute()
+      assert.equal((await t.api('POST', `/projects/${project.id}/housekeeping`, { token: owner.token })).status, 201)
+      assert.equal(await pendingTask(project), 'gc')
+      await t.ctx.jobs.runDue()
+      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 1 })
+    })
+
+    it('is for Maintainers: 403 for Developers, 404 for outsiders of a private project, 401 anonymous', async () => {
+      const project = await makeProject(t, owner)
+      const developer = await makeUser(t)
+      const maintainer = await makeUser(t)
+      const outsider = await makeUser(t)
+      await makeMember(t, { type: 'project', id: project.id }, developer, DEVELOPER)
+      await makeMember(t, { type: 'project', id: project.id }, maintainer, MAINTAINER)
+      const post = (token: string | null) => t.api('POST', `/projects/${project.id}/housekeeping`, { token })
+      assert.deepEqual([(await post(null)).status, (await post(null)).body], [401, { message: '401 Unauthorized' }])
+      assert.deepEqual([(await post(outsider.token)).status, (await post(outsider.token)).body], [404, { message: '404 Project Not Found' }])
+      assert.deepEqual([(await post(developer.token)).status, (await post(developer.token)).body], [403, { message: '403 Forbidden' }])
+      assert.equal(await pendingTask(project), null)
+      assert.equal((await post(maintainer.token)).status, 201)
+      await t.ctx.jobs.runDue()
+      assert.equal((await projectRow(project)).housekeeping_lease_until, null)
+    })
+  })
+})
