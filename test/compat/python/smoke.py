@@ -80,4 +80,29 @@ assert snippet.content() == b'echo hi\n'
 snippet.notes.create({'body': 'Neat'})
 assert [n.body for n in snippet.notes.list()] == ['Neat']
 
+page = project.wikis.create({'title': 'Home', 'content': '# Home'})
+assert page.slug == 'Home' and page.format == 'markdown', page.slug
+page.content = 'Changed'
+page.save()
+assert project.wikis.get('Home').content == 'Changed'
+assert [p.slug for p in project.wikis.list()] == ['Home']
+
+hook = project.hooks.create({'url': 'https://93.184.216.34/ingot', 'issues_events': True, 'push_events': False})
+assert hook.issues_events and not hook.push_events
+assert [h.id for h in project.hooks.list()] == [hook.id]
+project.hooks.delete(hook.id)
+
+integration = project.integrations.get('emails-on-push')
+assert not integration.active
+integration.recipients = 'team@example.com'
+integration.save()
+assert project.integrations.get('emails-on-push').active
+
+settings = project.notificationsettings.get()
+settings.level = 'watch'
+settings.save()
+assert project.notificationsettings.get().level == 'watch'
+assert gl.notificationsettings.get().level == 'participating'
+assert gl.settings.get().default_branch_protection == 2
+
 print('ok')
