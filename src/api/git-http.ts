@@ -29,6 +29,7 @@ import { markWikiActivity } from '../services/wikis/wiki-commits.js'
 import type { Db } from '../db/index.js'
 import type { HookHandlers } from '../git/hooks.js'
 import { getApplicationSettings } from '../services/settings.js'
+import { mustAcceptTerms } from '../auth/sessions.js'
 
 /** The original's answers (Gitlab::GitAccess), word for word: clients and people know them. */
 const MESSAGES = {
@@ -44,6 +45,11 @@ const MESSAGES = {
   wikiNotFound: 'The wiki you were looking for could not be found.',
   wikiPush: "You are not allowed to write to this project's wiki.",
   httpDisabled: 'Git access over HTTP is not allowed',
+}
+
+/** Gitlab::Auth::UserAccessDeniedReason's sentence for a user kept out by enforced terms. */
+function termsNotAccepted(username: string): string {
+  return `You (@${username}) must accept the Terms of Service in order to perform this action. Please access Ingot from a web browser to accept these terms.`
 }
 
 const REALM = 'Basic realm="Ingot"'
@@ -130,6 +136,9 @@ async function authorize(req: FastifyRequest, route: GitRoute, service: unknown,
   }
   if (client.kind === 'blocked') throw new GitHttpError(403, MESSAGES.blocked)
   const actor = client.kind === 'user' ? client.actor : null
+  if (actor !== null && mustAcceptTerms(actor.user, await getApplicationSettings(db))) {
+    throw new GitHttpError(403, termsNotAccepted(actor.user.username))
+  }
   if (!isGitService(service) || (actor === null && service === 'git-receive-pack')) {
     throw actor === null ? challenge() : new GitHttpError(403, MESSAGES.commandNotAllowed)
   }

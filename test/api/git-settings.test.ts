@@ -11,6 +11,7 @@ import { makeProject, makeToken, makeUser, type TestUser } from '../helpers/fact
 import { commitFiles } from '../helpers/git.js'
 import { startGitClient, type Credentials, type GitClient } from '../helpers/git-server.js'
 import type { ProjectRow } from '../../src/db/schema.js'
+import { acceptTerms } from '../../src/services/users/accept-terms.js'
 
 /** The password makeUser gives every user. */
 const PASSWORD = 'password1234'
@@ -97,6 +98,28 @@ describe('git settings', () => {
       }
       // On again: the password clones.
       await client.ok(['clone', client.url(await fullPathOf(project), password), workdir()])
+    })
+  })
+
+  describe('enforce_terms', () => {
+    it('refuses git over HTTP to a user who has not accepted the terms, with the original\'s sentence', async () => {
+      const project = await makeProject(t, owner, { visibility: 'private' })
+      await commitFiles(t, project.id, { 'README.md': '# readme\n' })
+      const credentials = { username: owner.user.username, password: owner.token }
+      // Root sets the terms, and accepts them so as to go on using the API.
+      await acceptTerms(t.ctx.db, t.root.user.id)
+      await setSettings({ terms: 'Be kind.', enforce_terms: true })
+      try {
+        const refused = await infoRefs(project, credentials)
+        assert.equal(refused.status, 403)
+        assert.equal(await refused.text(),
+          `You (@${owner.user.username}) must accept the Terms of Service in order to perform this action. Please access Ingot from a web browser to accept these terms.\n`)
+        await acceptTerms(t.ctx.db, owner.user.id)
+        const clone = await client.git(['clone', client.url(await fullPathOf(project), credentials), workdir()])
+        assert.equal(clone.code, 0, clone.stderr)
+      } finally {
+        await setSettings({ enforce_terms: false })
+      }
     })
   })
 
