@@ -21,6 +21,7 @@ Configuration comes from the environment; see docs/configuration.md:
   INGOT_DATABASE_URL (empty: SQLite in the data directory; postgres://… for PostgreSQL)
   INGOT_EXTERNAL_URL (http://localhost:PORT)  INGOT_LOG_LEVEL (info)
   INGOT_ROOT_PASSWORD, INGOT_ROOT_TOKEN (first start only: credentials of the admin "root")
+  INGOT_SMTP_URL (unset: no email), INGOT_EMAIL_FROM, INGOT_OUTBOUND_TIMEOUT_MS (10000)
 `
 
 async function main(argv: string[]): Promise<number> {
