@@ -5,7 +5,10 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
+import fs from 'node:fs/promises'
+import path from 'node:path'
 import type { ProjectRow } from '../../src/db/schema.js'
+import { projectUploadPath } from '../../src/services/uploads/attachments.js'
 import { GUEST } from '../../src/policies/access-levels.js'
 
 /** A 1×1 PNG. */
@@ -69,6 +72,22 @@ describe('project uploads', () => {
     assert.equal(served.headers['content-type'], 'image/png')
     assert.equal(served.headers['content-disposition'], undefined)
     assert.deepEqual(served.rawPayload, PNG)
+  })
+
+  it('removes the files with their project, and with a group deleted around it', async () => {
+    for (const remove of ['project', 'group'] as const) {
+      const group = remove === 'group' ? (await t.api('POST', '/groups', { token: owner.token, body: { name: `Up ${Date.now()}`, path: `up-${Date.now()}` } })).body : null
+      const project = await makeProject(t, owner, { visibility: 'private', ...(group === null ? {} : { namespace: await t.ctx.db.selectFrom('namespaces').selectAll().where('id', '=', group.id).executeTakeFirstOrThrow() }) })
+      const body = (await upload(project, { file: { name: 'gone.png', data: PNG } })).json()
+      const [, secret, name] = /^\/uploads\/([0-9a-f]{32})\/(.+)$/.exec(body.url)!
+      const file = projectUploadPath(t.ctx.config.dataDir, project.id, { secret: secret!, name: name! })!
+      await fs.access(file)
+      const deleted = remove === 'project'
+        ? await t.api('DELETE', `/projects/${project.id}`, { token: owner.token })
+        : await t.api('DELETE', `/groups/${group.id}`, { token: owner.token })
+      assert.equal(deleted.status, 202, deleted.text)
+      await assert.rejects(fs.access(path.dirname(path.dirname(file))), { code: 'ENOENT' })
+    }
   })
 
   it('links other files by their whole name and serves them as downloads; SVGs as images but downloaded', async () => {

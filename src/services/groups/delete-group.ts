@@ -1,11 +1,12 @@
 // Deletes a group with its descendant groups and all their projects in one transaction
-// (DELETE /groups/:id), then the projects' repositories once the rows are gone.
+// (DELETE /groups/:id), then the projects' files once the rows are gone.
 import type { AppContext } from '../../context.js'
 import type { NamespaceRow } from '../../db/schema.js'
 import { deleteNamespacesAndProjects, projectIdsIn, selfAndDescendantIds } from '../namespaces/delete-contents.js'
 import { groupSystemActivities, projectSystemActivities } from '../hooks/system-payloads.js'
+import { removeProjectFiles } from '../projects/delete-project.js'
 
-export async function deleteGroup(ctx: Pick<AppContext, 'db' | 'repositories' | 'activity' | 'log'>, group: NamespaceRow): Promise<void> {
+export async function deleteGroup(ctx: Pick<AppContext, 'db' | 'repositories' | 'config' | 'activity' | 'log'>, group: NamespaceRow): Promise<void> {
   const { projectIds, systemEvents } = await ctx.db.transaction().execute(async (trx) => {
     const groupIds = await selfAndDescendantIds(trx, [group.id])
     const projectIds = await projectIdsIn(trx, groupIds)
@@ -15,6 +16,6 @@ export async function deleteGroup(ctx: Pick<AppContext, 'db' | 'repositories' | 
     await deleteNamespacesAndProjects(trx, groupIds, projectIds)
     return { projectIds, systemEvents }
   })
-  for (const id of projectIds) await ctx.repositories.remove(id)
+  for (const id of projectIds) await removeProjectFiles(ctx, id)
   for (const event of systemEvents) await ctx.activity.publish(event, ctx.log)
 }

@@ -1,17 +1,26 @@
-// Deletes a project (DELETE /projects/:id): its rows in one transaction, then its repository
-// directory once the rows are gone.
+// Deletes a project (DELETE /projects/:id): its rows in one transaction, then its files (repository,
+// wiki repository, uploads) once the rows are gone.
 import type { AppContext } from '../../context.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { deleteNamespacesAndProjects } from '../namespaces/delete-contents.js'
 import { projectSystemActivities } from '../hooks/system-payloads.js'
+import { removeProjectUploads } from '../uploads/attachments.js'
 
-export async function deleteProject(ctx: Pick<AppContext, 'db' | 'repositories' | 'activity' | 'log'>, project: ProjectRow): Promise<void> {
+type DeletingContext = Pick<AppContext, 'db' | 'repositories' | 'config' | 'activity' | 'log'>
+
+/** Everything of a deleted project kept outside the database; for every path that deletes projects. */
+export async function removeProjectFiles(ctx: Pick<AppContext, 'repositories' | 'config'>, projectId: number): Promise<void> {
+  await ctx.repositories.remove(projectId)
+  await removeProjectUploads(ctx.config.dataDir, projectId)
+}
+
+export async function deleteProject(ctx: DeletingContext, project: ProjectRow): Promise<void> {
   const systemEvents = await ctx.db.transaction().execute(async (trx) => {
     // Described for system hooks while the project still exists.
     const events = await projectSystemActivities(trx, [project.id], 'destroy')
     await deleteNamespacesAndProjects(trx, [], [project.id])
     return events
   })
-  await ctx.repositories.remove(project.id)
+  await removeProjectFiles(ctx, project.id)
   for (const event of systemEvents) await ctx.activity.publish(event, ctx.log)
 }

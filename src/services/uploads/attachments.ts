@@ -79,6 +79,11 @@ export function projectUploadPath(dataDir: string, projectId: number, upload: St
   return path.join(uploadsRoot(dataDir), projectUploadsDir(projectId), upload.secret, upload.name)
 }
 
+/** Removes every upload of a project (its rows are gone: nothing links to them any more). */
+export async function removeProjectUploads(dataDir: string, projectId: number): Promise<void> {
+  await fs.rm(path.join(uploadsRoot(dataDir), projectUploadsDir(projectId)), { recursive: true, force: true })
+}
+
 /** Stores a file as an upload of the project (its size and name checked by the caller). */
 export async function storeProjectUpload(dataDir: string, projectId: number, filename: string, data: Buffer): Promise<StoredUpload> {
   const upload = { secret: randomBytes(16).toString('hex'), name: sanitizedUploadName(filename) }

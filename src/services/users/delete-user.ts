@@ -11,6 +11,7 @@ import { ensureGhostUser } from './ghost-user.js'
 import { removeUserAvatar } from '../uploads/user-avatar.js'
 import { deleteNamespacesAndProjects, projectIdsIn, selfAndDescendantIds } from '../namespaces/delete-contents.js'
 import { groupSystemActivities, projectSystemActivities, userSystemActivity } from '../hooks/system-payloads.js'
+import { removeProjectFiles } from '../projects/delete-project.js'
 
 /**
  * Every table holding a user's contributions, by its author column: moved to the ghost on a soft
@@ -70,7 +71,7 @@ export async function deleteUser(
     await trx.deleteFrom('users').where('id', '=', user.id).execute()
     return { projectIds, systemEvents }
   })
-  for (const id of removedProjectIds) await ctx.repositories.remove(id)
+  for (const id of removedProjectIds) await removeProjectFiles(ctx, id)
   await removeUserAvatar(ctx.config.dataDir, user.id)
   for (const event of systemEvents) await ctx.activity.publish(event, ctx.log)
 }
