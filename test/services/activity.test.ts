@@ -59,6 +59,20 @@ describe('Activity published by issue, merge request and note writes', () => {
     ])
   })
 
+  it('time tracking publishes an update with the time that changed; no change, no activity', async () => {
+    const created = await t.api('POST', `/projects/${project.id}/issues`, { body: { title: 'Timed' } })
+    const path = `/projects/${project.id}/issues/${created.body.iid}`
+    seen.length = 0
+    assert.equal((await t.api('POST', `${path}/time_estimate`, { body: { duration: '1h' } })).status, 200)
+    assert.equal((await t.api('POST', `${path}/add_spent_time`, { body: { duration: '30m' } })).status, 201)
+    assert.equal((await t.api('POST', `${path}/time_estimate`, { body: { duration: '1h' } })).status, 200)
+    assert.deepEqual(seen.map((a) => a.kind === 'issue' && [a.action, a.changes.time_estimate, a.changes.total_time_spent]), [
+      ['update', { previous: 0, current: 3600 }, undefined],
+      ['update', undefined, { previous: 0, current: 1800 }],
+    ])
+    assert.ok(seen.every((a) => a.kind === 'issue' && a.issueId === created.body.id && a.changes.updated_at !== undefined))
+  })
+
   it('a moved issue opens in the target and closes in the source', async () => {
     const created = await t.api('POST', `/projects/${project.id}/issues`, { body: { title: 'Moving' } })
     seen.length = 0

@@ -203,7 +203,7 @@ async function currentAssigneeIds(req: FastifyRequest, issue: IssueRow): Promise
 /** An issue the caller may change the time tracking of (Reporters and up, as the original), as tracked time. */
 async function loadForTimeTracking(req: FastifyRequest, params: Static<typeof IssueParams>): Promise<TimeTracked> {
   const { issue } = await loadIssue(req, params.id, params.issue_iid, 'admin_issue')
-  return { type: 'Issue', id: issue.id, projectId: issue.project_id, time: issue }
+  return { type: 'Issue', id: issue.id, projectId: issue.project_id, time: issue, updatedAt: issue.updated_at }
 }
 
 const issues: FastifyPluginAsyncTypebox = async (app) => {
@@ -304,21 +304,21 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IssueParams, body: DurationBody, response: { 200: TimeStats } },
   }, async (req) => {
     const tracked = await loadForTimeTracking(req, req.params)
-    return presentTimeStats(await setTimeEstimate(req.server.ingot.db, requireActor(req), tracked, durationParam(req.body.duration, 'time_estimate')))
+    return presentTimeStats(await setTimeEstimate(req.server.ingot, requireActor(req), tracked, durationParam(req.body.duration, 'time_estimate')))
   })
 
   app.post('/projects/:id/issues/:issue_iid/reset_time_estimate', {
     schema: { params: IssueParams, response: { 200: TimeStats } },
   }, async (req) => {
     const tracked = await loadForTimeTracking(req, req.params)
-    return presentTimeStats(await setTimeEstimate(req.server.ingot.db, requireActor(req), tracked, 0))
+    return presentTimeStats(await setTimeEstimate(req.server.ingot, requireActor(req), tracked, 0))
   })
 
   app.post('/projects/:id/issues/:issue_iid/add_spent_time', {
     schema: { params: IssueParams, body: DurationBody, response: { 201: TimeStats } },
   }, async (req, reply) => {
     const tracked = await loadForTimeTracking(req, req.params)
-    const updated = await addSpentTime(req.server.ingot.db, requireActor(req), tracked, durationParam(req.body.duration, 'time_spent'))
+    const updated = await addSpentTime(req.server.ingot, requireActor(req), tracked, durationParam(req.body.duration, 'time_spent'))
     reply.code(201)
     return presentTimeStats(updated)
   })
@@ -327,7 +327,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IssueParams, response: { 200: TimeStats } },
   }, async (req) => {
     const tracked = await loadForTimeTracking(req, req.params)
-    return presentTimeStats(await resetSpentTime(req.server.ingot.db, requireActor(req), tracked))
+    return presentTimeStats(await resetSpentTime(req.server.ingot, requireActor(req), tracked))
   })
 
   app.get('/projects/:id/issues/:issue_iid/time_stats', {

@@ -264,17 +264,19 @@ const mergeRequests: FastifyPluginAsyncTypebox = async (app) => {
       const loaded = await loadMergeRequest(req, req.params.id, req.params.merge_request_iid, 'admin_merge_request')
       const { duration } = req.body as { duration?: string }
       const { mergeRequest } = loaded
-      const tracked = { type: 'MergeRequest' as const, id: mergeRequest.id, projectId: mergeRequest.target_project_id, time: mergeRequest }
+      const tracked = {
+        type: 'MergeRequest' as const, id: mergeRequest.id, projectId: mergeRequest.target_project_id, time: mergeRequest, updatedAt: mergeRequest.updated_at,
+      }
       const updated = await change(tracked, requireActor(req), duration ?? '')
       reply.code(status)
       return presentTimeStats(updated)
     })
   }
-  const { db } = app.ingot
-  timeRoute('time_estimate', 200, true, (tracked, actor, duration) => setTimeEstimate(db, actor, tracked, durationParam(duration, 'time_estimate')))
-  timeRoute('reset_time_estimate', 200, false, (tracked, actor) => setTimeEstimate(db, actor, tracked, 0))
-  timeRoute('add_spent_time', 201, true, (tracked, actor, duration) => addSpentTime(db, actor, tracked, durationParam(duration, 'time_spent')))
-  timeRoute('reset_spent_time', 200, false, (tracked, actor) => resetSpentTime(db, actor, tracked))
+  const ctx = app.ingot
+  timeRoute('time_estimate', 200, true, (tracked, actor, duration) => setTimeEstimate(ctx, actor, tracked, durationParam(duration, 'time_estimate')))
+  timeRoute('reset_time_estimate', 200, false, (tracked, actor) => setTimeEstimate(ctx, actor, tracked, 0))
+  timeRoute('add_spent_time', 201, true, (tracked, actor, duration) => addSpentTime(ctx, actor, tracked, durationParam(duration, 'time_spent')))
+  timeRoute('reset_spent_time', 200, false, (tracked, actor) => resetSpentTime(ctx, actor, tracked))
 
   app.get(`${single}/time_stats`, {
     schema: { params: MergeRequestParams, response: { 200: TimeStats } },

@@ -5,10 +5,11 @@
 // estimate to 1h", "added 30m of time spent", "removed time spent").
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { Actor } from '../../auth/actor.js'
-import type { Db } from '../../db/index.js'
+import type { AppContext } from '../../context.js'
 import type { IssuableType } from '../../db/schema.js'
 import { validationFailed } from '../../api/errors.js'
 import { addSystemNote } from '../notes/system-notes.js'
+import { changesBetween } from '../activity/activity.js'
 
 const UNIT_SECONDS = { mo: 4 * 5 * 8 * 3600, w: 5 * 8 * 3600, d: 8 * 3600, h: 3600, m: 60, s: 1 } as const
 const ORDER = ['mo', 'w', 'd', 'h', 'm', 's'] as const
@@ -55,50 +56,64 @@ export interface TimeTracked {
   id: number
   projectId: number
   time: TrackedTime
+  /** Its updated_at before the change (the `changes` of the update it publishes). */
+  updatedAt: number
 }
 
 const TABLE_OF = { Issue: 'issues', MergeRequest: 'merge_requests' } as const
 
 /**
  * Writes the time values when `guard` holds, with the change's system note, in one transaction;
- * undefined when the guard failed. One UPDATE, so concurrent changes all count.
+ * undefined when the guard failed. One UPDATE, so concurrent changes all count. Once committed, the
+ * change is published as an update of the issue or merge request (webhooks carry time changes).
  */
 async function writeTime(
-  db: Db, actor: Actor, target: TimeTracked, values: { time_estimate?: number | RawBuilder<number>; total_time_spent?: number | RawBuilder<number> },
+  ctx: AppContext, actor: Actor, target: TimeTracked,
+  values: { time_estimate?: number | RawBuilder<number>; total_time_spent?: number | RawBuilder<number> },
   note: string, guard: RawBuilder<SqlBool> = sql<SqlBool>`1 = 1`,
 ): Promise<TrackedTime | undefined> {
-  return db.transaction().execute(async (trx) => {
+  const written = await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now()
     // Both tables share these columns; Kysely is told the issues table's shape for either.
     const updated = await trx.updateTable(TABLE_OF[target.type] as 'issues').set({ ...values, updated_at: now })
       .where('id', '=', target.id).where(guard).returning(['time_estimate', 'total_time_spent']).executeTakeFirst()
     if (updated === undefined) return undefined
     await addSystemNote(trx, { projectId: target.projectId, noteable: { type: target.type, id: target.id }, authorId: actor.user.id, body: note, createdAt: now })
-    return updated
+    return { updated, at: now }
   })
+  if (written === undefined) return undefined
+  const changes = {
+    ...changesBetween(target.time, written.updated, ['time_estimate', 'total_time_spent']),
+    updated_at: { previous: target.updatedAt, current: written.at },
+  }
+  const common = { action: 'update' as const, projectId: target.projectId, userId: actor.user.id, changes }
+  await ctx.activity.publish(target.type === 'Issue'
+    ? { kind: 'issue', issueId: target.id, ...common }
+    : { kind: 'merge_request', mergeRequestId: target.id, ...common }, ctx.log)
+  return written.updated
 }
 
 /** Sets the estimate (0 removes it); a negative one is refused as the original refuses it. */
-export async function setTimeEstimate(db: Db, actor: Actor, target: TimeTracked, seconds: number): Promise<TrackedTime> {
+export async function setTimeEstimate(ctx: AppContext, actor: Actor, target: TimeTracked, seconds: number): Promise<TrackedTime> {
   if (seconds < 0) throw validationFailed({ time_estimate: ['has an invalid format'] })
   if (seconds === target.time.time_estimate) return target.time
   const note = seconds === 0 ? 'removed time estimate' : `changed time estimate to ${humanDuration(seconds)}`
-  return await writeTime(db, actor, target, { time_estimate: seconds }, note) ?? target.time
+  return await writeTime(ctx, actor, target, { time_estimate: seconds }, note) ?? target.time
 }
 
 /** Adds time spent (subtracts it when negative); the total never goes below zero. */
-export async function addSpentTime(db: Db, actor: Actor, target: TimeTracked, seconds: number): Promise<TrackedTime> {
+export async function addSpentTime(ctx: AppContext, actor: Actor, target: TimeTracked, seconds: number): Promise<TrackedTime> {
   if (seconds === 0) return target.time
   const total = sql<number>`total_time_spent + ${seconds}`
   const note = `${seconds > 0 ? 'added' : 'subtracted'} ${humanDuration(Math.abs(seconds))} of time spent`
-  const updated = await writeTime(db, actor, target, { total_time_spent: total }, note, sql<SqlBool>`${total} >= 0`)
+  const updated = await writeTime(ctx, actor, target, { total_time_spent: total }, note, sql<SqlBool>`${total} >= 0`)
   if (updated === undefined) throw validationFailed({ time_spent: ['Time to subtract exceeds the total time spent'] })
   return updated
 }
 
-export async function resetSpentTime(db: Db, actor: Actor, target: TimeTracked): Promise<TrackedTime> {
+export async function resetSpentTime(ctx: AppContext, actor: Actor, target: TimeTracked): Promise<TrackedTime> {
   if (target.time.total_time_spent === 0) return target.time
-  return await writeTime(db, actor, target, { total_time_spent: 0 }, 'removed time spent') ?? target.time
+  return await writeTime(ctx, actor, target, { total_time_spent: 0 }, 'removed time spent') ?? target.time
 }
 
 /** Seconds of a `duration` parameter; 400 naming `field` when unreadable. */
