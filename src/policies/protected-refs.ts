@@ -3,16 +3,11 @@
 // and by the branch and tag endpoints, so both decide alike.
 import type { ProtectedBranchRow, ProtectedTagRow } from '../db/schema.js'
 import { DEVELOPER, MAINTAINER, NO_ACCESS_LEVEL } from './access-levels.js'
+import { matchesWildcard } from '../wildcard.js'
 
-/** A protected name matches itself, and a name with `*` matches any text in place of each `*`. */
-export function matchesProtectedName(pattern: string, name: string): boolean {
-  if (!pattern.includes('*')) return pattern === name
-  const regex = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')
-  return new RegExp(`^${regex}$`).test(name)
-}
-
+/** The rules whose name matches: itself, or with `*` matching any text in its place. */
 export function matchingRules<Rule extends { name: string }>(rules: readonly Rule[], name: string): Rule[] {
-  return rules.filter((rule) => matchesProtectedName(rule.name, name))
+  return rules.filter((rule) => matchesWildcard(rule.name, name))
 }
 
 /**

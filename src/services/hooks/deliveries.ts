@@ -12,6 +12,7 @@ import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { UserRow, WebHookRow } from '../../db/schema.js'
 import { readCacheOf } from '../../db/read-cache.js'
+import { matchesWildcard } from '../../wildcard.js'
 import { NULL_OID, type GitRepository } from '../../git/repository.js'
 import { pushedCommitIds } from '../../git/pushed-commits.js'
 import type { Activity, IssueActivity, MergeRequestActivity, NoteActivity, SystemActivity, WikiPageActivity } from '../activity/activity.js'
@@ -131,10 +132,7 @@ async function hooksFor(db: Db, projectId: number | null): Promise<WebHookRow[]>
 
 /** The original's push_events_branch_filter: the exact name, or a pattern whose `*` matches anything. */
 export function branchFilterMatches(filter: string | null, branch: string): boolean {
-  if (filter === null || filter === '') return true
-  if (!filter.includes('*')) return filter === branch
-  const pattern = filter.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')
-  return new RegExp(`^${pattern}$`, 's').test(branch)
+  return filter === null || filter === '' || matchesWildcard(filter, branch)
 }
 
 /** An annotated tag's message as the tags API shows it; null for a lightweight tag. */

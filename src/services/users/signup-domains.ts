@@ -4,6 +4,7 @@
 // of characters (`*.example.com` matches `a.b.example.com`, not `example.com`); case is ignored.
 // Only visitors signing themselves up are bound by them, never administrators creating users.
 import type { ApplicationSettings } from '../settings.js'
+import { matchesWildcard } from '../../wildcard.js'
 
 export function signupDomainErrors(settings: ApplicationSettings, email: string): string[] {
   const domain = email.slice(email.lastIndexOf('@') + 1)
@@ -17,8 +18,5 @@ export function signupDomainErrors(settings: ApplicationSettings, email: string)
 }
 
 function domainMatches(rules: readonly string[], domain: string): boolean {
-  return rules.some((rule) => {
-    const pattern = rule.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*?')
-    return new RegExp(`^${pattern}$`, 'i').test(domain)
-  })
+  return rules.some((rule) => matchesWildcard(rule, domain, { ignoreCase: true }))
 }
