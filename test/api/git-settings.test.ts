@@ -12,6 +12,7 @@ import { commitFiles } from '../helpers/git.js'
 import { startGitClient, type Credentials, type GitClient } from '../helpers/git-server.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { acceptTerms } from '../../src/services/users/accept-terms.js'
+import { projectFullPath } from '../helpers/projects.js'
 
 /** The password makeUser gives every user. */
 const PASSWORD = 'password1234'
@@ -25,10 +26,7 @@ describe('git settings', () => {
   let counter = 0
 
   const workdir = () => path.join(client.dir, `work${(counter += 1)}`)
-  const fullPathOf = async (project: ProjectRow) => {
-    const namespace = await t.ctx.db.selectFrom('namespaces').select('full_path').where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
-    return `${namespace.full_path}/${project.path}`
-  }
+  const fullPathOf = (project: ProjectRow) => projectFullPath(t, project)
   const basic = (credentials: Credentials) => `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`
   const infoRefs = async (project: ProjectRow, credentials?: Credentials, service = 'git-upload-pack', repository = '') =>
     fetch(`${client.baseUrl}/${await fullPathOf(project)}${repository}.git/info/refs?service=${service}`, {

@@ -14,6 +14,7 @@ import { startGitClient, type GitClient } from '../helpers/git-server.js'
 import { expectPaginates } from '../shared/pagination.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { DEVELOPER, MAINTAINER, REPORTER } from '../../src/policies/access-levels.js'
+import { projectFullPath } from '../helpers/projects.js'
 
 const PASSWORD = 'password1234'
 
@@ -27,10 +28,7 @@ describe('merge requests: repository side', () => {
 
   const repoOf = (projectId: number) => t.ctx.repositories.open(projectId)
   const headOf = (projectId: number, branch: string) => repoOf(projectId).resolveCommit(`refs/heads/${branch}`)
-  const fullPathOf = async (project: ProjectRow) => {
-    const namespace = await t.ctx.db.selectFrom('namespaces').select('full_path').where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
-    return `${namespace.full_path}/${project.path}`
-  }
+  const fullPathOf = (project: ProjectRow) => projectFullPath(t, project)
   const rowOf = (projectId: number, iid: number) => t.ctx.db.selectFrom('merge_requests').selectAll()
     .where('target_project_id', '=', projectId).where('iid', '=', iid).executeTakeFirstOrThrow()
   const notesOf = async (mergeRequestId: number) => (await t.ctx.db.selectFrom('notes').select('body')

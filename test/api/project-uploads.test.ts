@@ -10,6 +10,7 @@ import path from 'node:path'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { projectUploadPath } from '../../src/services/uploads/attachments.js'
 import { GUEST } from '../../src/policies/access-levels.js'
+import { projectFullPath } from '../helpers/projects.js'
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
@@ -32,10 +33,7 @@ describe('project uploads', () => {
   let privateProject: ProjectRow
   let publicProject: ProjectRow
 
-  const fullPathOf = async (project: ProjectRow) => {
-    const namespace = await t.ctx.db.selectFrom('namespaces').select('full_path').where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
-    return `${namespace.full_path}/${project.path}`
-  }
+  const fullPathOf = (project: ProjectRow) => projectFullPath(t, project)
   const upload = async (project: ProjectRow, parts: Record<string, string | { name: string; data: Buffer }>, token: string | null = owner.token) => {
     const { payload, contentType } = await multipart(parts)
     const headers: Record<string, string> = { 'content-type': contentType }

@@ -17,6 +17,7 @@ import { startGitClient, type Credentials, type GitClient } from '../helpers/git
 import type { ProjectRow } from '../../src/db/schema.js'
 import { createAccessToken } from '../../src/services/access-tokens/create-access-token.js'
 import { DEVELOPER, GUEST, MAINTAINER, REPORTER } from '../../src/policies/access-levels.js'
+import { projectFullPath } from '../helpers/projects.js'
 
 /** The password makeUser gives every user. */
 const PASSWORD = 'password1234'
@@ -31,10 +32,7 @@ describe('git smart HTTP', () => {
   let counter = 0
 
   const login = (user: TestUser): Credentials => ({ username: user.user.username, password: PASSWORD })
-  const fullPathOf = async (project: ProjectRow) => {
-    const namespace = await t.ctx.db.selectFrom('namespaces').select('full_path').where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
-    return `${namespace.full_path}/${project.path}`
-  }
+  const fullPathOf = (project: ProjectRow) => projectFullPath(t, project)
   const urlOf = async (project: ProjectRow, credentials?: Credentials) => client.url(await fullPathOf(project), credentials)
   /** A fresh directory name in the client's scratch directory. */
   const workdir = () => path.join(client.dir, `work${(counter += 1)}`)

@@ -1,6 +1,7 @@
 // What the project tests share: the field sets of the project forms and small ways to set up rows
-// that other resources' endpoints own (shares, stars, custom attributes, statistics).
+// that other resources' endpoints own (shares, stars, custom attributes, statistics), and its full path.
 import type { ApiResponse, TestApp } from './app.js'
+import type { ProjectRow } from '../../src/db/schema.js'
 
 /** The simple form (spec: Project, simple form). */
 export const SIMPLE_FIELDS = [
@@ -41,4 +42,10 @@ export async function setProjectAttribute(t: TestApp, projectId: number, key: st
 
 export async function setProjectColumns(t: TestApp, projectId: number, values: { archived?: 0 | 1; issues_enabled?: 0 | 1; merge_requests_enabled?: 0 | 1; created_at?: number; updated_at?: number; last_activity_at?: number }) {
   await t.ctx.db.updateTable('projects').set(values).where('id', '=', projectId).execute()
+}
+
+/** `<namespace full path>/<project path>`: where the project's git and web URLs live. */
+export async function projectFullPath(t: TestApp, project: ProjectRow): Promise<string> {
+  const namespace = await t.ctx.db.selectFrom('namespaces').select('full_path').where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
+  return `${namespace.full_path}/${project.path}`
 }

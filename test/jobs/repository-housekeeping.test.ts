@@ -13,6 +13,7 @@ import { startGitClient, type GitClient } from '../helpers/git-server.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { DEVELOPER, MAINTAINER } from '../../src/policies/access-levels.js'
 import { HOUSEKEEPING_JOB } from '../../src/services/projects/housekeeping.js'
+import { projectFullPath } from '../helpers/projects.js'
 
 describe('repository housekeeping', () => {
   let t: TestApp
@@ -24,10 +25,7 @@ describe('repository housekeeping', () => {
     const res = await t.api('PUT', '/application/settings', { body: settings })
     assert.equal(res.status, 200, res.text)
   }
-  const fullPathOf = async (project: ProjectRow) => {
-    const namespace = await t.ctx.db.selectFrom('namespaces').select('full_path').where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
-    return `${namespace.full_path}/${project.path}`
-  }
+  const fullPathOf = (project: ProjectRow) => projectFullPath(t, project)
   /** A clone of the project to push from. */
   const cloneOf = async (project: ProjectRow) => {
     const dir = path.join(client.dir, `work${(counter += 1)}`)
