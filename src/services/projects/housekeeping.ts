@@ -1,10 +1,11 @@
-// Repository housekeeping, as the original's Projects::HousekeepingService: every push counts
-// toward the project's pushes_since_gc, and when the count reaches a multiple of one of the
+// Repository housekeeping, as the original's Projects::HousekeepingService: every push counts (afterPush
+// adds it to the project's pushes_since_gc), and when the count reaches a multiple of one of the
 // instance's periods a job runs the task that count picks (gc, full repack, incremental repack;
 // git/housekeeping.ts). POST /projects/:id/housekeeping starts one at once. A lease on the project
 // (held from the enqueue to the end of the job, at most a day) keeps two from running on one
 // repository; the counter starts again from 0 once it has reached the gc period.
 import type { AppContext } from '../../context.js'
+import type { ProjectRow } from '../../db/schema.js'
 import { HOUSEKEEPING_TASKS, runHousekeeping, type HousekeepingTask } from '../../git/housekeeping.js'
 import { getApplicationSettings, type ApplicationSettings } from '../settings.js'
 import { enqueueStatisticsRefresh } from './refresh-statistics.js'
@@ -73,13 +74,10 @@ async function endLease(ctx: AppContext, projectId: number): Promise<void> {
   await ctx.db.updateTable('projects').set({ housekeeping_lease_until: null }).where('id', '=', projectId).execute()
 }
 
-/** Counts a push, and starts the housekeeping it makes due (unless one is under way already). */
-async function countPush(ctx: AppContext, projectId: number): Promise<void> {
-  const counted = await ctx.db.updateTable('projects')
-    .set((eb) => ({ pushes_since_gc: eb('pushes_since_gc', '+', 1) }))
-    .where('id', '=', projectId).returning('pushes_since_gc').executeTakeFirst()
-  if (counted === undefined || !housekeepingDue(counted.pushes_since_gc, await getApplicationSettings(ctx.db))) return
-  await startHousekeeping(ctx, projectId)
+/** Starts the housekeeping a push made due (afterPush counted it), unless one is under way already. */
+async function afterCountedPush(ctx: AppContext, project: ProjectRow): Promise<void> {
+  if (!housekeepingDue(project.pushes_since_gc, await getApplicationSettings(ctx.db))) return
+  await startHousekeeping(ctx, project.id)
 }
 
 async function housekeep(ctx: AppContext, payload: unknown): Promise<void> {
@@ -97,9 +95,9 @@ async function housekeep(ctx: AppContext, payload: unknown): Promise<void> {
   await enqueueStatisticsRefresh(ctx, projectId)
 }
 
-/** The housekeeping job kind and the push listener that counts pushes; called once by openContext. */
+/** The housekeeping job kind and the push listener that starts it when due; called once by openContext. */
 export function registerRepositoryHousekeeping(ctx: AppContext): void {
   // As the original's worker, never retried: the next push that is due, or a caller, starts another.
   ctx.jobs.define(HOUSEKEEPING_JOB, (payload) => housekeep(ctx, payload), { maxAttempts: 1 })
-  ctx.pushListeners.add(({ project }) => countPush(ctx, project.id))
+  ctx.pushListeners.add(({ project }) => afterCountedPush(ctx, project))
 }

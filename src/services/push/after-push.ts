@@ -126,8 +126,12 @@ export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Act
     for (const data of pushData) {
       await recordEvent(trx, { action: 'pushed', authorId: actor.user.id, projectId: project.id, pushData: data, createdAt: now })
     }
+    // pushes_since_gc counts the pushes repository housekeeping is due by (services/projects/housekeeping.ts).
     await trx.updateTable('projects')
-      .set({ last_activity_at: now, ...(newDefault === null ? {} : { default_branch: newDefault, updated_at: now }) })
+      .set((eb) => ({
+        last_activity_at: now, pushes_since_gc: eb('pushes_since_gc', '+', 1),
+        ...(newDefault === null ? {} : { default_branch: newDefault, updated_at: now }),
+      }))
       .where('id', '=', project.id).execute()
     if (defaultBranch !== null && protection !== null) {
       await trx.insertInto('protected_branches').values({ project_id: project.id, name: defaultBranch, ...protection, created_at: now, updated_at: now })
