@@ -9,7 +9,7 @@ import { findProjectByIdOrPath } from '../finders/project-lookup.js'
 import { canOnProject, canReadProject, type ProjectAbility, type ProjectSubject } from '../policies/project-policy.js'
 import type { GitRepository } from '../git/repository.js'
 import { canReadIssue } from '../policies/issuable-policy.js'
-import { forbidden, notFound, unauthorized } from './errors.js'
+import { forbidden, notFound, unauthorized } from '../common/errors.js'
 import type { Actor } from '../auth/actor.js'
 
 const NUMERIC_ID = /^\d+$/

@@ -1,49 +1,11 @@
-// Offset pagination for every list (spec: Limits): page default 1, per_page default 20 and at most
-// 100 (larger values are clamped, as the original does; page or per_page below 1, or not a
-// number, is 400 "<param> is invalid"), and the seven headers with absolute Link URLs that keep the
-// caller's other query parameters.
+// The HTTP side of pagination (spec: Limits; pages themselves are common/pages.ts): the seven
+// headers with absolute Link URLs that keep the caller's other query parameters, and pages of lists
+// computed in full. Page or per_page below 1, or not a number, is 400 "<param> is invalid".
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { sql, type SelectQueryBuilder } from 'kysely'
-import type { Db } from '../db/index.js'
-import type { PaginationQuery } from './params.js'
-
-export const MAX_PER_PAGE = 100
+import { pageParams, type Page, type PaginationQuery } from '../common/pages.js'
 
 /** Query parameters that carry credentials: never echoed back. */
 export const TOKEN_PARAMS = ['private_token', 'access_token']
-
-export interface Page<T> {
-  items: T[]
-  total: number
-  page: number
-  perPage: number
-}
-
-export interface PaginateOptions {
-  /** A known total (from a maintained counter) instead of counting the query's rows. */
-  total?: number | (() => Promise<number>)
-}
-
-// The query's table and selection types vary per caller; only its rows' type O matters here.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnySelect<O> = SelectQueryBuilder<any, any, O>
-
-export function pageParams(query: PaginationQuery): { page: number; perPage: number } {
-  return { page: query.page, perPage: Math.min(query.per_page, MAX_PER_PAGE) }
-}
-
-/**
- * Runs one page of an ordered query and its total. The query must already carry a stable order
- * (end it with the id). A query with DISTINCT must pass its own total.
- */
-export async function paginate<O>(db: Db, query: AnySelect<O>, params: PaginationQuery, options: PaginateOptions = {}): Promise<Page<O>> {
-  const { page, perPage } = pageParams(params)
-  const [items, total] = await Promise.all([
-    query.limit(perPage).offset((page - 1) * perPage).execute(),
-    countRows(db, query, options.total),
-  ])
-  return { items, total, page, perPage }
-}
 
 /**
  * One page of a list computed in full (git answers whole lists, like Kaminari's paginate_array),
@@ -54,14 +16,6 @@ export function sendArrayPage<T, R>(req: FastifyRequest, reply: FastifyReply, it
   const slice: Page<T> = { items: items.slice((page - 1) * perPage, page * perPage), total: items.length, page, perPage }
   setPaginationHeaders(req, reply, slice)
   return slice.items.map(present)
-}
-
-async function countRows<O>(db: Db, query: AnySelect<O>, total: PaginateOptions['total']): Promise<number> {
-  if (typeof total === 'number') return total
-  if (typeof total === 'function') return total()
-  const rows = query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).as('counted_rows')
-  const row = await db.selectFrom(rows).select(sql<number>`count(*)`.as('count')).executeTakeFirstOrThrow()
-  return Number(row.count)
 }
 
 /** X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page and Link of a page. */

@@ -1,9 +1,10 @@
 // Shared TypeBox fragments for parameters, and the AJV keywords behind the ones JSON Schema cannot
 // express: booleans as clients send them ("true", "True", "1", "yes"), datetimes in any ISO 8601
 // form (turned into epoch milliseconds) and `YYYY-MM-DD` dates.
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { Ajv } from 'ajv'
 import { MAX_INTEGER } from '../db/values.js'
+import { isUploadedFile, type UploadedFile } from '../common/uploaded-file.js'
 
 const TRUE_WORDS = new Set(['true', 't', '1', 'yes', 'y', 'on'])
 const FALSE_WORDS = new Set(['false', 'f', '0', 'no', 'n', 'off'])
@@ -17,18 +18,6 @@ interface DataContext {
 function replaceWith(ctx: DataContext | undefined, value: unknown): boolean {
   if (ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = value
   return true
-}
-
-/** A file part of a multipart/form-data request, as the body parser hands it over. */
-export interface UploadedFile {
-  filename: string
-  mimetype: string
-  data: Buffer
-}
-
-export function isUploadedFile(value: unknown): value is UploadedFile {
-  return typeof value === 'object' && value !== null && Buffer.isBuffer((value as UploadedFile).data) &&
-    typeof (value as UploadedFile).filename === 'string'
 }
 
 export function addParamKeywords(ajv: Ajv): Ajv {
@@ -101,7 +90,6 @@ export const Pagination = Type.Object({
   // Above the maximum of 100 the page size is clamped, as the original does (see pagination.ts).
   per_page: Type.Integer({ minimum: 1, default: 20 }),
 })
-export type PaginationQuery = Static<typeof Pagination>
 
 /** `:id` of a project or group: the numeric id or the URL-encoded full path. */
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1 }) })

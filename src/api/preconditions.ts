@@ -1,7 +1,7 @@
 // Conditional requests of the original's deletes (spec: Errors, 412): a DELETE sent with
 // If-Unmodified-Since is refused when the resource changed after that instant.
 import type { FastifyRequest } from 'fastify'
-import { apiError } from './errors.js'
+import { apiError } from '../common/errors.js'
 
 export function checkUnmodifiedSince(req: FastifyRequest, lastModified: number): void {
   const header = req.headers['if-unmodified-since']

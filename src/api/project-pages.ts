@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { findProjectByIdOrPath } from '../finders/project-lookup.js'
 import { externalIssueTracker, externalWikiUrl } from '../services/integrations/project-links.js'
-import { ApiError, notFound } from './errors.js'
+import { ApiError, notFound } from '../common/errors.js'
 import { loadProject, type LoadedProject } from './load.js'
 
 /** Where the router finds these pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox'
 import { AVATAR_CONTENT_TYPES, uploadsRoot, userAvatarDir } from '../services/uploads/user-avatar.js'
 import { projectUploadPath, uploadContentType } from '../services/uploads/attachments.js'
 import { fitsIntegerColumn } from '../db/values.js'
-import { ApiError } from './errors.js'
+import { ApiError } from '../common/errors.js'
 import { loadProject } from './load.js'
 
 /**

@@ -5,8 +5,7 @@ import type { Db } from '../db/index.js'
 import type { BoardListRow, BoardRow, LabelRow } from '../db/schema.js'
 import { fitsIntegerColumn } from '../db/values.js'
 import type { BoardListView, BoardView } from '../entities/board.js'
-import { paginate, type Page } from '../api/pagination.js'
-import type { PaginationQuery } from '../api/params.js'
+import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
 import type { LabelOwner } from './labels-finder.js'
 
 /** A project's or a group's boards. */

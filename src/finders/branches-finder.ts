@@ -12,8 +12,7 @@ import { DEVELOPER } from '../policies/access-levels.js'
 import { canOnProject, type ProjectSubject } from '../policies/project-policy.js'
 import { canPushToBranch, matchingRules } from '../policies/protected-refs.js'
 import { BRANCH_PREFIX } from '../services/push/check-push.js'
-import { pageParams, type Page } from '../api/pagination.js'
-import type { PaginationQuery } from '../api/params.js'
+import { pageParams, type Page, type PaginationQuery } from '../common/pages.js'
 import { protectedBranchesOf } from './protected-refs.js'
 
 type Ctx = Pick<AppContext, 'db' | 'repositories'>

@@ -4,9 +4,7 @@
 // note entity shows (authors, resolvers, the noteable's iid) load in one batch per page.
 import type { Db } from '../db/index.js'
 import type { NoteRow } from '../db/schema.js'
-import type { Page } from '../api/pagination.js'
-import { paginate } from '../api/pagination.js'
-import type { PaginationQuery } from '../api/params.js'
+import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
 import type { DiscussionView } from '../entities/discussion.js'
 import type { NoteView } from '../entities/note.js'
 import type { Noteable } from '../services/notes/noteable.js'

@@ -3,7 +3,7 @@
 import type { Db } from '../db/index.js'
 import type { NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
 import { cachedRowsById } from '../db/read-cache.js'
-import type { Page } from '../api/pagination.js'
+import type { Page } from '../common/pages.js'
 
 export function usersById(db: Db, ids: readonly number[]): Promise<Map<number, UserRow>> {
   return cachedRowsById(db, 'users', ids, (some) => db.selectFrom('users').selectAll().where('id', 'in', some).execute())

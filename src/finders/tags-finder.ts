@@ -8,8 +8,7 @@ import type { TagView } from '../entities/tag.js'
 import { isValidRefName } from '../git/ref-names.js'
 import { parseCommit, type GitRepository } from '../git/repository.js'
 import { TAG_PREFIX } from '../services/push/check-push.js'
-import { pageParams, type Page } from '../api/pagination.js'
-import type { PaginationQuery } from '../api/params.js'
+import { pageParams, type Page, type PaginationQuery } from '../common/pages.js'
 
 type Ctx = Pick<AppContext, 'db' | 'repositories'>
 

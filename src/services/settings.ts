@@ -5,7 +5,7 @@
 import type { Db } from '../db/index.js'
 import { isPostgres } from '../db/dialect.js'
 import { readCacheOf } from '../db/read-cache.js'
-import { validationFailed, type FieldErrors } from '../api/errors.js'
+import { validationFailed, type FieldErrors } from '../common/errors.js'
 import type { Visibility } from '../policies/access-levels.js'
 import { collectErrors } from './validation.js'
 

@@ -1,6 +1,6 @@
 // Field validation for services: problems are gathered per field and answered together as
 // 400 {"message":{"field":["problem", …]}}.
-import type { FieldErrors } from '../api/errors.js'
+import type { FieldErrors } from '../common/errors.js'
 
 /** The checks that found problems, keyed by field; null when every check passed. */
 export function collectErrors(checks: Record<string, readonly string[]>): FieldErrors | null {

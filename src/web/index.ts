@@ -5,9 +5,8 @@
 // with 422 as Rails' forgery protection answers.
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError } from '../api/errors.js'
-import { COMPATIBLE_VERSION } from '../api/v4/version.js'
-import { ingotRevision } from '../revision.js'
+import { ApiError } from '../common/errors.js'
+import { COMPATIBLE_VERSION, ingotRevision } from '../revision.js'
 import {
   CSRF_COOKIE, SESSION_COOKIE, csrfToken, csrfTokenMatches, expiredCookie, findActiveSession, isHttps, mustAcceptTerms,
   parseCookies, serializeCookie, type ActiveSession,

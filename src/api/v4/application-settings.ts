@@ -10,7 +10,7 @@ import {
   IMPORT_SOURCES, KEY_RESTRICTION_VALUES, getApplicationSettingsRecord, updateApplicationSettings,
   type ApplicationSettings, type BranchProtection, type ImportSource,
 } from '../../services/settings.js'
-import { invalidParam } from '../errors.js'
+import { invalidParam } from '../../common/errors.js'
 import { requireAdmin } from '../load.js'
 import { BooleanParam, OneOf } from '../params.js'
 

@@ -10,7 +10,7 @@ import { CustomAttribute } from '../../entities/common.js'
 import { customAttributesOf, findCustomAttribute } from '../../finders/custom-attributes.js'
 import { deleteCustomAttribute } from '../../services/custom-attributes/delete-custom-attribute.js'
 import { setCustomAttribute } from '../../services/custom-attributes/set-custom-attribute.js'
-import { apiError } from '../errors.js'
+import { apiError } from '../../common/errors.js'
 import { loadGroup, loadProject, loadUser, requireAdmin } from '../load.js'
 
 interface SubjectRoutes {

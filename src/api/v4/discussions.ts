@@ -18,7 +18,7 @@ import { canAdminNote, canCreateNote, canResolveDiscussion, canResolveNote } fro
 import type { Noteable } from '../../services/notes/noteable.js'
 import { setDiscussionResolved, setNoteResolved } from '../../services/notes/resolve-notes.js'
 import { updateNote } from '../../services/notes/update-note.js'
-import { ApiError, notFound } from '../errors.js'
+import { ApiError, notFound } from '../../common/errors.js'
 import { authorize, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { BooleanParam, Pagination } from '../params.js'

@@ -10,7 +10,8 @@ import {
 } from '../../finders/events-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { loadProject, loadUser, requireActor } from '../load.js'
-import { paginate, setPaginationHeaders } from '../pagination.js'
+import { setPaginationHeaders } from '../pagination.js'
+import { paginate } from '../../common/pages.js'
 import { DateParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
 import { presentCtx } from '../present.js'
 

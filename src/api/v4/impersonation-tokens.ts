@@ -9,9 +9,10 @@ import {
 import { findImpersonationToken, findImpersonationTokens, type TokenState } from '../../finders/users-finder.js'
 import { createImpersonationToken } from '../../services/access-tokens/create-impersonation-token.js'
 import { revokeAccessToken } from '../../services/access-tokens/revoke-access-token.js'
-import { notFound } from '../errors.js'
+import { notFound } from '../../common/errors.js'
 import { loadUser, requireAdmin } from '../load.js'
-import { paginate, setPaginationHeaders } from '../pagination.js'
+import { setPaginationHeaders } from '../pagination.js'
+import { paginate } from '../../common/pages.js'
 import { DateParam, OneOf, Pagination } from '../params.js'
 
 const READ_SCOPES: readonly Scope[] = ['api', 'read_user']

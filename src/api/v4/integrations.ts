@@ -13,7 +13,7 @@ import {
 import {
   clearIntegration, findIntegration, initialSettings, parseSettings, saveIntegration, type IntegrationSettings,
 } from '../../services/integrations/integrations.js'
-import { ApiError, badRequest } from '../errors.js'
+import { ApiError, badRequest } from '../../common/errors.js'
 import { loadProjectFor, type LoadedProject } from '../load.js'
 import { BooleanParam, IdParams } from '../params.js'
 

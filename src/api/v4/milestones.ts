@@ -14,7 +14,7 @@ import {
 } from '../../finders/milestones-finder.js'
 import { DEVELOPER, REPORTER } from '../../policies/access-levels.js'
 import { createMilestone, deleteMilestone, updateMilestone, type MilestoneChanges } from '../../services/milestones/milestones.js'
-import { missingOneOf } from '../errors.js'
+import { missingOneOf } from '../../common/errors.js'
 import { loadGroup, loadProjectFor, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { DateParam, IdParams, OneOf, Pagination } from '../params.js'

@@ -4,9 +4,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Namespace, presentNamespace } from '../../entities/namespace.js'
 import { findNamespace, findNamespaces, loadNamespaceView, loadNamespaceViews } from '../../finders/namespaces-finder.js'
-import { notFound } from '../errors.js'
+import { notFound } from '../../common/errors.js'
 import { requireActor } from '../load.js'
-import { paginate, setPaginationHeaders } from '../pagination.js'
+import { setPaginationHeaders } from '../pagination.js'
+import { paginate } from '../../common/pages.js'
 import { IdParams, Pagination } from '../params.js'
 
 const NamespaceListQuery = Type.Object({

@@ -23,9 +23,10 @@ import {
   issueNoteable, mergeRequestNoteable, snippetNoteable, type Noteable, type NoteableType,
 } from '../../services/notes/noteable.js'
 import { updateNote } from '../../services/notes/update-note.js'
-import { apiError, notFound } from '../errors.js'
+import { apiError, notFound } from '../../common/errors.js'
 import { authorize, loadIssue, loadMergeRequest, requireActor, type LoadedProject } from '../load.js'
-import { paginate, setPaginationHeaders } from '../pagination.js'
+import { setPaginationHeaders } from '../pagination.js'
+import { paginate } from '../../common/pages.js'
 import { DateTimeParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 import { presentCtx } from '../present.js'

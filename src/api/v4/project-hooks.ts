@@ -12,9 +12,10 @@ import {
 } from '../../services/hooks/web-hooks.js'
 import { testProjectHook } from '../../services/hooks/test-hooks.js'
 import { MessageBody } from '../../entities/common.js'
-import { apiError } from '../errors.js'
+import { apiError } from '../../common/errors.js'
 import { loadProjectFor, requireActor, type LoadedProject } from '../load.js'
-import { paginate, setPaginationHeaders } from '../pagination.js'
+import { setPaginationHeaders } from '../pagination.js'
+import { paginate } from '../../common/pages.js'
 import { BooleanParam, IdParams, OneOf, Pagination } from '../params.js'
 
 const HookParams = Type.Composite([IdParams, Type.Object({ hook_id: Type.Integer() })])

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { HOUSEKEEPING_IN_PROGRESS, startHousekeeping } from '../../services/projects/housekeeping.js'
-import { conflict } from '../errors.js'
+import { conflict } from '../../common/errors.js'
 import { JSON_TYPE } from '../json-type.js'
 import { loadProjectFor } from '../load.js'
 import { IdParams } from '../params.js'

@@ -10,7 +10,7 @@ import { ProjectUpload, presentProjectUpload } from '../../entities/project-uplo
 import {
   MAX_UPLOAD_NAME_BYTES, maxAttachmentBytes, sanitizedUploadName, storeProjectUpload,
 } from '../../services/uploads/attachments.js'
-import { apiError, validationFailed } from '../errors.js'
+import { apiError, validationFailed } from '../../common/errors.js'
 import { loadProject } from '../load.js'
 import { FileParam, IdParams } from '../params.js'
 

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, apiError, invalidParam, notFound } from '../errors.js'
+import { ApiError, apiError, invalidParam, notFound } from '../../common/errors.js'
 import { authorize, loadProject, loadProjectFor, requireActor } from '../load.js'
 import { IdParams, OneOf } from '../params.js'
 import { canOnProject } from '../../policies/project-policy.js'

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { ApiError, apiError, invalidParam, notFound } from '../errors.js'
+import { ApiError, apiError, invalidParam, notFound } from '../../common/errors.js'
 import { defaultRevision, loadRepository } from '../load.js'
 import { sendArrayPage } from '../pagination.js'
 import { BooleanParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'

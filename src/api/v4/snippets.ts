@@ -16,9 +16,10 @@ import { canAdminSnippet, canCreateSnippet, canReadSnippet } from '../../service
 import {
   createSnippet, deleteSnippet, updateSnippet, type ProjectSnippetRow, type SnippetFields,
 } from '../../services/snippets/snippets.js'
-import { ApiError, missingOneOf, notFound, validationFailed } from '../errors.js'
+import { ApiError, missingOneOf, notFound, validationFailed } from '../../common/errors.js'
 import { authorize, loadProject, requireActor, type LoadedProject } from '../load.js'
-import { paginate, setPaginationHeaders } from '../pagination.js'
+import { setPaginationHeaders } from '../pagination.js'
+import { paginate } from '../../common/pages.js'
 import { IdParams, OneOf, Pagination } from '../params.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 import { presentCtx } from '../present.js'

@@ -9,9 +9,10 @@ import { fitsIntegerColumn } from '../../db/values.js'
 import { SystemHook, presentSystemHook } from '../../entities/hook.js'
 import { SYSTEM_HOOK_EVENTS, createSystemHook, deleteHook, type SystemHookEvent } from '../../services/hooks/web-hooks.js'
 import { testSystemHook } from '../../services/hooks/test-hooks.js'
-import { notFound } from '../errors.js'
+import { notFound } from '../../common/errors.js'
 import { requireAdmin } from '../load.js'
-import { paginate, setPaginationHeaders } from '../pagination.js'
+import { setPaginationHeaders } from '../pagination.js'
+import { paginate } from '../../common/pages.js'
 import { BooleanParam, Pagination } from '../params.js'
 
 const HookParams = Type.Object({ id: Type.Integer() })

@@ -2,10 +2,8 @@
 // GET /metadata: the same facts in the shape newer clients (e.g. @gitbeaker/rest) ask for.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { ingotRevision } from '../../revision.js'
+import { COMPATIBLE_VERSION, ingotRevision } from '../../revision.js'
 import { NullableString } from '../../entities/common.js'
-
-export const COMPATIBLE_VERSION = '11.5.0'
 
 const Version = Type.Object({ version: Type.String(), revision: Type.String() })
 const Metadata = Type.Composite([Version, Type.Object({

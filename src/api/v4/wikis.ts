@@ -5,7 +5,7 @@
 // ability missing (a disabled wiki too, as the original's authorize!), 404 for unreadable projects.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { missingOneOf, notFound } from '../errors.js'
+import { missingOneOf, notFound } from '../../common/errors.js'
 import { loadProjectFor, requireActor } from '../load.js'
 import { BooleanParam, FileParam, IdParams, OneOf } from '../params.js'
 import { WIKI_FORMATS, type WikiFormat, findWikiPage, listWikiPages, readPageContent, wikiTip } from '../../finders/wiki-pages-finder.js'

@@ -5,7 +5,7 @@ import type { Db } from '../../db/index.js'
 import type { AccessTokenRow } from '../../db/schema.js'
 import { startOfDate } from '../../db/values.js'
 import { SCOPES, type Scope } from '../../auth/actor.js'
-import { validationFailed } from '../../api/errors.js'
+import { validationFailed } from '../../common/errors.js'
 import { collectErrors } from '../validation.js'
 import { createAccessToken } from './create-access-token.js'
 

@@ -5,7 +5,7 @@
 import type { Db } from '../../db/index.js'
 import { isPostgres } from '../../db/dialect.js'
 import type { BoardListRow, BoardRow, LabelRow } from '../../db/schema.js'
-import { validationFailed } from '../../api/errors.js'
+import { validationFailed } from '../../common/errors.js'
 
 async function lockBoard(trx: Db, boardId: number): Promise<void> {
   if (isPostgres(trx)) await trx.selectFrom('boards').select('id').where('id', '=', boardId).forUpdate().execute()

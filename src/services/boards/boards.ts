@@ -5,7 +5,7 @@ import type { Updateable } from 'kysely'
 import type { Db } from '../../db/index.js'
 import { isPostgres } from '../../db/dialect.js'
 import type { BoardRow, BoardsTable } from '../../db/schema.js'
-import { validationFailed } from '../../api/errors.js'
+import { validationFailed } from '../../common/errors.js'
 import type { LabelOwner } from '../../finders/labels-finder.js'
 
 const DEFAULT_BOARD_NAME = 'Development'

@@ -3,8 +3,7 @@
 // the commit's diff when `path`, `line` and `line_type` name a line the commit added (`new`) or
 // removed (`old`); otherwise it is a comment on the commit as a whole, with path, line and
 // line_type null (the spec's fall-back rule). Posting records a `commented` event, as the original.
-import type { PaginationQuery } from '../../api/params.js'
-import { paginate, type Page } from '../../api/pagination.js'
+import { paginate, type Page, type PaginationQuery } from '../../common/pages.js'
 import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
 import type { CommitCommentView } from '../../entities/commit-comment.js'

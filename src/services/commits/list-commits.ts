@@ -2,8 +2,7 @@
 // every ref with `all`), filtered by path and inclusive committer dates, in git log's order, with
 // the selection's size for X-Total and, on request, each commit's stats — three git processes and
 // the cat-file reader per page, whatever the page size.
-import type { PaginationQuery } from '../../api/params.js'
-import { pageParams, type Page } from '../../api/pagination.js'
+import { pageParams, type Page, type PaginationQuery } from '../../common/pages.js'
 import { commitIdsPage, commitStats, countCommits, type HistorySelection, type LineStats } from '../../git/log.js'
 import type { Commit, GitRepository } from '../../git/repository.js'
 

@@ -2,7 +2,7 @@
 // (PUT /{users,groups,projects}/:id/custom_attributes/:key).
 import type { Db } from '../../db/index.js'
 import type { CustomAttributeRow, CustomAttributeSubject } from '../../db/schema.js'
-import { validationFailed } from '../../api/errors.js'
+import { validationFailed } from '../../common/errors.js'
 import { collectErrors } from '../validation.js'
 
 export interface CustomAttributeTarget {

@@ -3,7 +3,7 @@
 import type { NamespaceRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
 import type { Actor } from '../../auth/actor.js'
-import { validationFailed } from '../../api/errors.js'
+import { validationFailed } from '../../common/errors.js'
 import { OWNER, visibilityLevel, type Visibility } from '../../policies/access-levels.js'
 import { getApplicationSettings } from '../settings.js'
 import { visibilityErrors } from '../namespaces/visibility-rules.js'

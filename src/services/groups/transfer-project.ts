@@ -4,7 +4,7 @@
 // "Failed to transfer project {:new_namespace=>[…]}".
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
-import { badRequest } from '../../api/errors.js'
+import { badRequest } from '../../common/errors.js'
 import { visibilityName } from '../../policies/access-levels.js'
 
 async function transferRefusal(db: Db, project: ProjectRow, group: NamespaceRow): Promise<string | null> {

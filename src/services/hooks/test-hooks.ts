@@ -5,7 +5,7 @@
 import type { AppContext } from '../../context.js'
 import type { UserRow, WebHookRow } from '../../db/schema.js'
 import { BRANCH_PREFIX } from '../push/check-push.js'
-import { apiError } from '../../api/errors.js'
+import { apiError } from '../../common/errors.js'
 import { listWikiPages, readPageContent, wikiTip } from '../../finders/wiki-pages-finder.js'
 import { OutboundError } from '../outbound/outbound-http.js'
 import { HOOK_EVENT_HEADERS, deliver } from './deliveries.js'

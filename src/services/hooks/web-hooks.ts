@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { WebHookRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
-import { apiError, validationFailed } from '../../api/errors.js'
+import { apiError, validationFailed } from '../../common/errors.js'
 import { isValidRefName } from '../../git/ref-names.js'
 import { checkOutboundUrl } from '../outbound/outbound-http.js'
 

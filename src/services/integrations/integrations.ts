@@ -9,7 +9,7 @@ import type { Db } from '../../db/index.js'
 import { readCacheOf } from '../../db/read-cache.js'
 import type { IntegrationRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
-import { badRequest } from '../../api/errors.js'
+import { badRequest } from '../../common/errors.js'
 import { checkOutboundUrl } from '../outbound/outbound-http.js'
 import type { EventFlag, IntegrationKind } from './catalog.js'
 

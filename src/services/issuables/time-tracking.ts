@@ -7,7 +7,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { IssuableType } from '../../db/schema.js'
-import { validationFailed } from '../../api/errors.js'
+import { validationFailed } from '../../common/errors.js'
 import { addSystemNote } from '../notes/system-notes.js'
 import { changesBetween } from '../activity/activity.js'
 

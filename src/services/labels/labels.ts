@@ -4,7 +4,7 @@
 import type { Db } from '../../db/index.js'
 import type { LabelRow, LabelsTable } from '../../db/schema.js'
 import type { Updateable } from 'kysely'
-import { conflict, validationFailed } from '../../api/errors.js'
+import { conflict, validationFailed } from '../../common/errors.js'
 import { findAvailableLabelTitled, type LabelOwner } from '../../finders/labels-finder.js'
 import { isUniqueViolation } from '../projects/create-project.js'
 import { collectErrors } from '../validation.js'

@@ -3,7 +3,7 @@
 // authored by the former member, as the original does; group memberships record nothing.
 import type { Db } from '../../db/index.js'
 import type { MemberRow } from '../../db/schema.js'
-import { forbidden } from '../../api/errors.js'
+import { forbidden } from '../../common/errors.js'
 import { recordEvents } from '../events/record-event.js'
 import { protectedMembershipReason, type MemberSourceRef } from './member-rules.js'
 

@@ -2,7 +2,7 @@
 // personal project and the last Owner of a group cannot be changed (403), as in the original.
 import type { Db } from '../../db/index.js'
 import type { MemberRow } from '../../db/schema.js'
-import { forbidden, notFound, validationFailed } from '../../api/errors.js'
+import { forbidden, notFound, validationFailed } from '../../common/errors.js'
 import { collectErrors } from '../validation.js'
 import { accessLevelErrors, expiryErrors, protectedMembershipReason, type MemberSourceRef, type MembershipChange } from './member-rules.js'
 

@@ -6,7 +6,7 @@ import type { Db } from '../../db/index.js'
 import type { NotificationLevel, NotificationSettingsTable, UserRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
 import type { Selectable } from 'kysely'
-import { badRequest, validationFailed } from '../../api/errors.js'
+import { badRequest, validationFailed } from '../../common/errors.js'
 import { EMAIL_EVENTS, NOTIFICATION_LEVELS, type EmailEvent, type EmailEvents, type NotificationSettingView } from '../../entities/notification-setting.js'
 
 export type NotificationSettingRow = Selectable<NotificationSettingsTable>

@@ -10,7 +10,7 @@ import http from 'node:http'
 import https from 'node:https'
 import net from 'node:net'
 import type { AppContext } from '../../context.js'
-import { COMPATIBLE_VERSION } from '../../api/v4/version.js'
+import { COMPATIBLE_VERSION } from '../../revision.js'
 import { getApplicationSettings } from '../settings.js'
 
 export type OutboundFailure = 'blocked' | 'network' | 'timeout' | 'too-large'

@@ -4,7 +4,7 @@
 // for the project's own group or one of its ancestors.
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow, ProjectGroupLinkRow, ProjectRow } from '../../db/schema.js'
-import { conflict } from '../../api/errors.js'
+import { conflict } from '../../common/errors.js'
 import { isUniqueViolation } from './create-project.js'
 
 export interface ShareProjectInput {

@@ -3,7 +3,7 @@
 // name the original's 422.
 import type { Db } from '../../db/index.js'
 import type { ProtectedBranchRow } from '../../db/schema.js'
-import { ApiError, conflict } from '../../api/errors.js'
+import { ApiError, conflict } from '../../common/errors.js'
 import { isUniqueViolation } from '../projects/create-project.js'
 
 export interface NewProtectedBranch {

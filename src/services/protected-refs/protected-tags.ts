@@ -3,7 +3,7 @@
 // is 409, a blank name the original's 422.
 import type { Db } from '../../db/index.js'
 import type { ProtectedTagRow } from '../../db/schema.js'
-import { conflict } from '../../api/errors.js'
+import { conflict } from '../../common/errors.js'
 import { isUniqueViolation } from '../projects/create-project.js'
 import { blankName } from './protected-branches.js'
 

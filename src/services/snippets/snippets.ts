@@ -5,7 +5,7 @@
 // default_snippet_visibility. Deleting a snippet deletes its notes and award emoji with it.
 import type { Db } from '../../db/index.js'
 import type { SnippetRow, VisibilityLevel } from '../../db/schema.js'
-import type { FieldErrors } from '../../api/errors.js'
+import type { FieldErrors } from '../../common/errors.js'
 import { visibilityLevel } from '../../policies/access-levels.js'
 import { getApplicationSettings } from '../settings.js'
 import { deleteNotesOf } from '../notes/delete-note.js'

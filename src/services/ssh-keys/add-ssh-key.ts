@@ -4,7 +4,7 @@
 import type sshpk from 'sshpk'
 import type { Db } from '../../db/index.js'
 import type { SshKeyRow } from '../../db/schema.js'
-import { validationFailed } from '../../api/errors.js'
+import { validationFailed } from '../../common/errors.js'
 import { getApplicationSettings, type ApplicationSettings } from '../settings.js'
 import { collectErrors } from '../validation.js'
 

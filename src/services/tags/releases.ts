@@ -3,7 +3,7 @@
 // there is none). Callers check that the tag exists.
 import type { Db } from '../../db/index.js'
 import type { ReleaseRow } from '../../db/schema.js'
-import { apiError, conflict } from '../../api/errors.js'
+import { apiError, conflict } from '../../common/errors.js'
 import { isUniqueViolation } from '../projects/create-project.js'
 
 export interface ReleaseInput {

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import type { UserRow } from '../../db/schema.js'
-import type { UploadedFile } from '../../api/params.js'
+import type { UploadedFile } from '../../common/uploaded-file.js'
 
 export const AVATAR_MAX_BYTES = 200 * 1024
 export const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico'] as const

@@ -4,7 +4,7 @@
 import type { Db } from '../../db/index.js'
 import type { NewUser, UserRow } from '../../db/schema.js'
 import { MAX_INTEGER, flag, type Flag } from '../../db/values.js'
-import { conflict, validationFailed } from '../../api/errors.js'
+import { conflict, validationFailed } from '../../common/errors.js'
 import { collectErrors } from '../validation.js'
 import { generatePassword, hashPassword } from '../../auth/secrets.js'
 import { getApplicationSettings } from '../settings.js'

@@ -2,7 +2,7 @@
 // Without either the status is cleared; a message without an emoji gets the default emoji.
 import type { Db } from '../../db/index.js'
 import type { UserRow } from '../../db/schema.js'
-import { validationFailed } from '../../api/errors.js'
+import { validationFailed } from '../../common/errors.js'
 import { collectErrors } from '../validation.js'
 
 export const DEFAULT_STATUS_EMOJI = 'speech_balloon'

@@ -3,7 +3,7 @@
 import type { Db } from '../../db/index.js'
 import type { UserRow, UserUpdate } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
-import { apiError, validationFailed } from '../../api/errors.js'
+import { apiError, validationFailed } from '../../common/errors.js'
 import { hashPassword } from '../../auth/secrets.js'
 import { namespacePathErrors } from '../namespaces/path-rules.js'
 import { collectErrors } from '../validation.js'

@@ -14,7 +14,7 @@ import {
   EXTENSION_OF_FORMAT, WIKI_BRANCH, findWikiPage, pageFileOf, readPageContent, slugPart, splitPagePath, stemOf, titleOf,
   type WikiFormat, type WikiPageFile, type WikiPageView,
 } from '../../finders/wiki-pages-finder.js'
-import { notFound, validationFailed, type FieldErrors } from '../../api/errors.js'
+import { notFound, validationFailed, type FieldErrors } from '../../common/errors.js'
 import { cleanFilePath } from '../commits/commit-changes.js'
 import { commitToWiki } from './wiki-commits.js'
 
