@@ -1,10 +1,11 @@
-// The only way a route gets a project, group or user by the `:id` of its path: look it up by numeric
-// id or full path, then answer 404 unless the caller may see it, so private resources can never
-// leak by a forgotten check. `authorize` turns a policy answer into 403.
+// The only way a route gets a project, group, user, issue, merge request or milestone by the ids of
+// its path: look it up by numeric id or full path, then answer 404 unless the caller may see it, so
+// private resources can never leak by a forgotten check. `authorize` turns a policy answer into 403.
 import type { FastifyRequest } from 'fastify'
-import type { IssueRow, MergeRequestRow, NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
+import type { IssueRow, MergeRequestRow, MilestoneRow, NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
 import { fitsIntegerColumn } from '../db/values.js'
 import { NO_PROJECT_ACCESS, groupAccessFor, groupVisibleTo, projectAccessFor, type ProjectAccess } from '../finders/access.js'
+import { findMilestone } from '../finders/milestones-finder.js'
 import { findProjectByIdOrPath } from '../finders/project-lookup.js'
 import { canOnProject, canReadProject, type ProjectAbility, type ProjectSubject } from '../policies/project-policy.js'
 import type { GitRepository } from '../git/repository.js'
@@ -125,6 +126,48 @@ export async function loadGroup(req: FastifyRequest, idOrPath: string): Promise<
   if (group === undefined) throw notFound('Group')
   const accessLevel = req.actor === null ? 0 : await groupAccessFor(db, req.actor.user.id, group.id)
   return { group, accessLevel }
+}
+
+/** 403 unless the caller is an admin or holds `minLevel` or more in the group (0: anyone who sees it). */
+export function authorizeGroupLevel(req: FastifyRequest, loaded: LoadedGroup, minLevel: number): void {
+  if (minLevel === 0) return
+  authorize(req.actor !== null && (req.actor.user.admin === 1 || loaded.accessLevel >= minLevel))
+}
+
+export interface LoadedProjectMilestone extends LoadedProject {
+  milestone: MilestoneRow
+}
+
+export interface LoadedGroupMilestone extends LoadedGroup {
+  milestone: MilestoneRow
+}
+
+/**
+ * A project milestone of a route: 404 unless the caller sees the project, 403 without `ability`
+ * ('read_milestone' to read, 'admin_milestone' to change, 'destroy_milestone' to delete), then 404
+ * for a milestone the project does not have.
+ */
+export async function loadProjectMilestone(
+  req: FastifyRequest, projectIdOrPath: string, milestoneId: number, ability: ProjectAbility = 'read_milestone',
+): Promise<LoadedProjectMilestone> {
+  const loaded = await loadProjectFor(req, projectIdOrPath, ability)
+  const milestone = await findMilestone(req.server.ingot.db, { type: 'project', id: loaded.project.id }, milestoneId)
+  if (milestone === null) throw notFound('Milestone')
+  return { ...loaded, milestone }
+}
+
+/**
+ * A group milestone of a route: 404 unless the caller sees the group, 403 below `minLevel` (0 to
+ * read, Reporter to change, Developer to delete), then 404 for a milestone the group does not have.
+ */
+export async function loadGroupMilestone(
+  req: FastifyRequest, groupIdOrPath: string, milestoneId: number, minLevel = 0,
+): Promise<LoadedGroupMilestone> {
+  const loaded = await loadGroup(req, groupIdOrPath)
+  authorizeGroupLevel(req, loaded, minLevel)
+  const milestone = await findMilestone(req.server.ingot.db, { type: 'group', id: loaded.group.id }, milestoneId)
+  if (milestone === null) throw notFound('Milestone')
+  return { ...loaded, milestone }
 }
 
 /** A user by numeric id, or by username where `byUsername` allows it; the ghost is never found. */

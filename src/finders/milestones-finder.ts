@@ -1,16 +1,12 @@
-// Milestones of projects and groups: the batch loader issue and merge request lists embed, the
-// loaders of the milestone routes (reused by the routes listing a milestone's issues and merge
-// requests), and the milestone lists with their filters.
-import type { FastifyRequest } from 'fastify'
+// Milestones of projects and groups: the batch loader issue and merge request lists embed, one
+// milestone of an owner (for the routes' loaders), the milestones a board may be scoped to, and
+// the milestone lists with their filters.
 import { sql } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { MilestoneRow } from '../db/schema.js'
 import { fitsIntegerColumn } from '../db/values.js'
 import type { MilestoneView } from '../entities/milestone.js'
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
-import { notFound } from '../common/errors.js'
-import { authorize, loadGroup, loadProjectFor, type LoadedGroup, type LoadedProject } from '../api/load.js'
-import type { ProjectAbility } from '../policies/project-policy.js'
 import { projectGroupChain } from '../services/labels/issuable-labels.js'
 import { groupAndAncestors, type LabelOwner } from './labels-finder.js'
 import { namespacesById, projectsById } from './rows.js'
@@ -88,46 +84,4 @@ export async function findAvailableMilestone(db: Db, owner: MilestoneOwner, id: 
       : eb('group_id', 'in', groupAndAncestors(owner.id))))
     .executeTakeFirst()
   return milestone ?? null
-}
-
-export interface LoadedProjectMilestone extends LoadedProject {
-  milestone: MilestoneRow
-}
-
-export interface LoadedGroupMilestone extends LoadedGroup {
-  milestone: MilestoneRow
-}
-
-/**
- * A project milestone of a route: 404 unless the caller sees the project, 403 without `ability`
- * ('read_milestone' to read, 'admin_milestone' to change, 'destroy_milestone' to delete), then 404
- * for a milestone the project does not have.
- */
-export async function loadProjectMilestone(
-  req: FastifyRequest, projectIdOrPath: string, milestoneId: number, ability: ProjectAbility = 'read_milestone',
-): Promise<LoadedProjectMilestone> {
-  const loaded = await loadProjectFor(req, projectIdOrPath, ability)
-  const milestone = await findMilestone(req.server.ingot.db, { type: 'project', id: loaded.project.id }, milestoneId)
-  if (milestone === null) throw notFound('Milestone')
-  return { ...loaded, milestone }
-}
-
-/** 403 unless the caller is an admin or holds `minLevel` or more in the group (0: anyone who sees it). */
-export function authorizeGroupLevel(req: FastifyRequest, loaded: LoadedGroup, minLevel: number): void {
-  if (minLevel === 0) return
-  authorize(req.actor !== null && (req.actor.user.admin === 1 || loaded.accessLevel >= minLevel))
-}
-
-/**
- * A group milestone of a route: 404 unless the caller sees the group, 403 below `minLevel` (0 to
- * read, Reporter to change, Developer to delete), then 404 for a milestone the group does not have.
- */
-export async function loadGroupMilestone(
-  req: FastifyRequest, groupIdOrPath: string, milestoneId: number, minLevel = 0,
-): Promise<LoadedGroupMilestone> {
-  const loaded = await loadGroup(req, groupIdOrPath)
-  authorizeGroupLevel(req, loaded, minLevel)
-  const milestone = await findMilestone(req.server.ingot.db, { type: 'group', id: loaded.group.id }, milestoneId)
-  if (milestone === null) throw notFound('Milestone')
-  return { ...loaded, milestone }
 }

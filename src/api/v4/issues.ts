@@ -14,7 +14,6 @@ import {
   ISSUE_LIST_TABLES, ISSUE_ORDERS, findIssuePage, isSubscribed, issuesByIds, loadIssueView, loadIssueViews, writtenIssueView,
   type IssueFilters, type IssueOrder, type IssueScope,
 } from '../../finders/issues-finder.js'
-import { loadGroupMilestone, loadProjectMilestone } from '../../finders/milestones-finder.js'
 import { canUpdateIssue } from '../../policies/issuable-policy.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { deleteIssuable } from '../../services/issuables/delete-issuable.js'
@@ -27,7 +26,7 @@ import { updateIssue } from '../../services/issues/update-issue.js'
 import { labelTitlesOf } from '../../services/labels/issuable-labels.js'
 import { invalidParam, missingOneOf, notModified } from '../../common/errors.js'
 import { jsonArrayOf, sendCachedList } from '../list-cache.js'
-import { authorize, loadGroup, loadIssue, loadProject, requireActor } from '../load.js'
+import { authorize, loadGroup, loadGroupMilestone, loadIssue, loadProject, loadProjectMilestone, requireActor } from '../load.js'
 import { paginationHeaders } from '../pagination.js'
 import { BooleanParam, DateTimeParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
 import { type PaginationQuery } from '../../common/pages.js'

@@ -15,12 +15,11 @@ import { Label, presentLabel } from '../../entities/label.js'
 import {
   findAvailableLabel, findOwnLabel, findOwnLabelByIdOrTitle, listAvailableLabels, loadLabelViews, type LabelOwner,
 } from '../../finders/labels-finder.js'
-import { authorizeGroupLevel } from '../../finders/milestones-finder.js'
 import { REPORTER } from '../../policies/access-levels.js'
 import { createLabel, deleteLabel, updateLabel, type LabelChanges } from '../../services/labels/labels.js'
 import { setLabelSubscription } from '../../services/labels/subscriptions.js'
 import { ApiError, apiError, missingOneOf, notFound, notModified } from '../../common/errors.js'
-import { loadGroup, loadProjectFor, requireActor } from '../load.js'
+import { authorizeGroupLevel, loadGroup, loadProjectFor, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { IdParams, Pagination } from '../params.js'
 import { checkUnmodifiedSince } from '../preconditions.js'

@@ -17,7 +17,6 @@ import {
   MERGE_REQUEST_STATES, isSubscribed, listMergeRequests, loadMergeRequestDetails, loadMergeRequestView,
   type MergeRequestFilters, type MergeRequestScope,
 } from '../../finders/merge-requests-finder.js'
-import { loadGroupMilestone, loadProjectMilestone } from '../../finders/milestones-finder.js'
 import { canUpdateMergeRequest } from '../../policies/issuable-policy.js'
 import { canOnProject, isProjectOwner } from '../../policies/project-policy.js'
 import { TimeStats, presentTimeStats } from '../../entities/time-stats.js'
@@ -27,7 +26,9 @@ import { setSubscription } from '../../services/issuables/subscriptions.js'
 import { updateMergeRequest, type MergeRequestChanges } from '../../services/merge-requests/update-merge-request.js'
 import { labelTitlesOf } from '../../services/labels/issuable-labels.js'
 import { ApiError, missingOneOf, notModified, unauthorized } from '../../common/errors.js'
-import { authorize, loadGroup, loadMergeRequest, loadProjectFor, requireActor, type LoadedMergeRequest } from '../load.js'
+import {
+  authorize, loadGroup, loadGroupMilestone, loadMergeRequest, loadProjectFor, loadProjectMilestone, requireActor, type LoadedMergeRequest,
+} from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import type { PaginationQuery } from '../../common/pages.js'
 import { BooleanParam, DateTimeParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
