@@ -11,7 +11,7 @@ import type { Commit, GitRepository } from '../git/repository.js'
 import { DEVELOPER } from '../policies/access-levels.js'
 import { canOnProject, type ProjectSubject } from '../policies/project-policy.js'
 import { canPushToBranch, matchingRules } from '../policies/protected-refs.js'
-import { BRANCH_PREFIX } from '../services/push/check-push.js'
+import { BRANCH_PREFIX } from '../git/ref-names.js'
 import { pageParams, type Page, type PaginationQuery } from '../common/pages.js'
 import { protectedBranchesOf } from './protected-refs.js'
 

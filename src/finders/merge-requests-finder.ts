@@ -10,6 +10,7 @@ import type { Db } from '../db/index.js'
 import type { MergeRequestRow } from '../db/schema.js'
 import type { MergeRequestDetails, MergeRequestView } from '../entities/merge-request.js'
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
+import { BRANCH_PREFIX } from '../git/ref-names.js'
 import { labelTitlesByTarget } from '../services/labels/issuable-labels.js'
 import { issuableConditions, mergeRequestVisibleTo, type IssuableFilters } from './issuable-filters.js'
 import { milestoneViewsById } from './milestones-finder.js'
@@ -81,7 +82,7 @@ export async function isSubscribed(db: Db, userId: number, mr: MergeRequestRow):
 async function repositorySide(ctx: AppContext, mr: MergeRequestRow): Promise<Pick<MergeRequestDetails, 'changesCount' | 'diffRefs'>> {
   if (mr.sha === null) return { changesCount: null, diffRefs: null }
   const repo = ctx.repositories.open(mr.target_project_id)
-  const start = mr.target_sha ?? await repo.resolveCommit(`refs/heads/${mr.target_branch}`)
+  const start = mr.target_sha ?? await repo.resolveCommit(`${BRANCH_PREFIX}${mr.target_branch}`)
   const head = await repo.resolveCommit(mr.sha)
   if (start === null || head === null) return { changesCount: null, diffRefs: { base_sha: null, head_sha: mr.sha, start_sha: start } }
   const base = await repo.mergeBase(start, head)

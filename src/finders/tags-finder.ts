@@ -7,7 +7,7 @@ import type { ReleaseRow } from '../db/schema.js'
 import type { TagView } from '../entities/tag.js'
 import { isValidRefName } from '../git/ref-names.js'
 import { parseCommit, type GitRepository } from '../git/repository.js'
-import { TAG_PREFIX } from '../services/push/check-push.js'
+import { TAG_PREFIX } from '../git/ref-names.js'
 import { pageParams, type Page, type PaginationQuery } from '../common/pages.js'
 
 type Ctx = Pick<AppContext, 'db' | 'repositories'>

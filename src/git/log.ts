@@ -3,6 +3,7 @@
 // a path; the refs containing a commit; and commit stats (lines added and removed) in one git
 // process for a whole page.
 import { ImmutableMemo } from './memo.js'
+import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from './ref-names.js'
 import type { GitRepository } from './repository.js'
 
 export interface HistorySelection {
@@ -68,13 +69,13 @@ export interface RefNames {
 
 /** Names of the branches and tags whose history contains the commit, each list sorted by name. */
 export async function refsContaining(repo: GitRepository, commit: string, kinds: { branches: boolean; tags: boolean }): Promise<RefNames> {
-  const prefixes = [...(kinds.branches ? ['refs/heads/'] : []), ...(kinds.tags ? ['refs/tags/'] : [])]
+  const prefixes = [...(kinds.branches ? [BRANCH_PREFIX] : []), ...(kinds.tags ? [TAG_PREFIX] : [])]
   if (prefixes.length === 0) return { branches: [], tags: [] }
   const out = await repo.run(['for-each-ref', '--format=%(refname)', `--contains=${commit}`, ...prefixes])
   const refs = out.split('\n').filter((line) => line !== '')
   return {
-    branches: refs.filter((ref) => ref.startsWith('refs/heads/')).map((ref) => ref.slice('refs/heads/'.length)),
-    tags: refs.filter((ref) => ref.startsWith('refs/tags/')).map((ref) => ref.slice('refs/tags/'.length)),
+    branches: refs.filter((ref) => ref.startsWith(BRANCH_PREFIX)).map(shortRefName),
+    tags: refs.filter((ref) => ref.startsWith(TAG_PREFIX)).map(shortRefName),
   }
 }
 

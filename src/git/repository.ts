@@ -3,6 +3,7 @@
 // Revisions are checked with isSafeRevision before they reach git; refs move by compare-and-swap.
 import { GitError, isSafeRevision, runGit, runGitBuffer, type RunGitOptions } from './command.js'
 import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
+import { BRANCH_PREFIX, TAG_PREFIX } from './ref-names.js'
 
 export const NULL_OID = '0000000000000000000000000000000000000000'
 
@@ -119,7 +120,7 @@ export class GitRepository {
 
   /** Whether the repository has no commit at all (an empty project). */
   async isEmpty(): Promise<boolean> {
-    return (await this.run(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/', 'refs/tags/'])).trim() === ''
+    return (await this.run(['for-each-ref', '--count=1', '--format=%(refname)', BRANCH_PREFIX, TAG_PREFIX])).trim() === ''
   }
 
   /** The branch HEAD names (set even before the branch exists). */

@@ -9,6 +9,7 @@ import path from 'node:path'
 import { runGit } from './command.js'
 import { CatFilePool } from './cat-file.js'
 import { GitRepository } from './repository.js'
+import { BRANCH_PREFIX } from './ref-names.js'
 
 export class RepositoryStorage {
   readonly root: string
@@ -90,15 +91,15 @@ export class RepositoryStorage {
   /** Whether `branch` may become HEAD: it exists, or the repository has no branch yet. */
   async branchUsableAsHead(projectId: number, branch: string): Promise<boolean> {
     const gitDir = this.repositoryPath(projectId)
-    const anyBranch = await runGit(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/'], { gitDir })
+    const anyBranch = await runGit(['for-each-ref', '--count=1', '--format=%(refname)', BRANCH_PREFIX], { gitDir })
     if (anyBranch.trim() === '') return true
-    const matching = await runGit(['for-each-ref', '--format=%(refname)', `refs/heads/${branch}`], { gitDir })
-    return matching.split('\n').includes(`refs/heads/${branch}`)
+    const matching = await runGit(['for-each-ref', '--format=%(refname)', `${BRANCH_PREFIX}${branch}`], { gitDir })
+    return matching.split('\n').includes(`${BRANCH_PREFIX}${branch}`)
   }
 
   /** Points HEAD at the branch (a name already checked with isValidRefName). */
   async setHead(projectId: number, branch: string): Promise<void> {
-    await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir: this.repositoryPath(projectId) })
+    await runGit(['symbolic-ref', 'HEAD', `${BRANCH_PREFIX}${branch}`], { gitDir: this.repositoryPath(projectId) })
   }
 
   /** Removes the project's repository and its wiki's. */

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js'
 import { NULL_OID } from '../../git/repository.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
 import type { BranchTip } from '../../finders/branches-finder.js'
-import { BRANCH_PREFIX } from '../push/check-push.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { moveRef } from '../push/move-refs.js'
 
 export type DeleteBranchResult = { ok: true } | { ok: false; message: string }

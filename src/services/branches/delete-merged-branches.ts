@@ -9,7 +9,7 @@ import type { ProjectSubject } from '../../policies/project-policy.js'
 import { matchingRules } from '../../policies/protected-refs.js'
 import { branchTips, branchesMergedInto, defaultBranchTip } from '../../finders/branches-finder.js'
 import { protectedBranchesOf } from '../../finders/protected-refs.js'
-import { BRANCH_PREFIX } from '../push/check-push.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { moveRefs } from '../push/move-refs.js'
 
 /** Deletes the merged branches; returns the names of those deleted. */

@@ -9,7 +9,7 @@ import { NULL_OID, type GitRepository } from '../../git/repository.js'
 import { writeCommit, type Identity, type TreeChange } from '../../git/write.js'
 import { lastCommitForPath } from '../../git/log.js'
 import { findBranchTip } from '../../finders/branches-finder.js'
-import { BRANCH_PREFIX } from '../push/check-push.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { isCreatableRefName, moveRef } from '../push/move-refs.js'
 
 export interface CommitAction {

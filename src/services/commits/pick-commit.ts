@@ -11,7 +11,7 @@ import { pickTree, writePickCommit, type PickMode } from '../../git/cherry-pick.
 import type { Commit } from '../../git/repository.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
 import type { BranchTip } from '../../finders/branches-finder.js'
-import { BRANCH_PREFIX } from '../push/check-push.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { moveRef } from '../push/move-refs.js'
 import { gitIdentityOf } from './identity.js'
 

@@ -17,7 +17,7 @@ import { NULL_OID, type GitRepository } from '../../git/repository.js'
 import { pushedCommitIds } from '../../git/pushed-commits.js'
 import type { Activity, IssueActivity, MergeRequestActivity, NoteActivity, SystemActivity, WikiPageActivity } from '../activity/activity.js'
 import type { CompletedPush } from '../push/after-push.js'
-import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../push/check-push.js'
+import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { OutboundError, postJson, type OutboundResponse } from '../outbound/outbound-http.js'
 import {
   hookPresentContext, issuePayload, loadProjectRef, mergeRequestPayload, notePayload, projectHookAttrs, pushPayload,

@@ -4,7 +4,7 @@
 // nothing to show for the event, the answer says what it needs instead.
 import type { AppContext } from '../../context.js'
 import type { UserRow, WebHookRow } from '../../db/schema.js'
-import { BRANCH_PREFIX } from '../push/check-push.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { apiError } from '../../common/errors.js'
 import { listWikiPages, readPageContent, wikiTip } from '../../finders/wiki-pages-finder.js'
 import { OutboundError } from '../outbound/outbound-http.js'

@@ -2,7 +2,7 @@
 // activity, which of a project's active integrations have work to do and enqueue it.
 import type { AppContext } from '../../context.js'
 import type { CompletedPush } from '../push/after-push.js'
-import { TAG_PREFIX } from '../push/check-push.js'
+import { TAG_PREFIX } from '../../git/ref-names.js'
 import { chatOnActivity, chatOnPush, defineChatWebhookJob } from './chat-webhook.js'
 import { EMAILS_ON_PUSH_JOB, defineEmailsOnPushJob, recipientsOf, type PushEmailPayload } from './emails-on-push.js'
 import { activeIntegrations, parseSettings } from './integrations.js'

@@ -13,6 +13,7 @@ import { isPostgres } from '../../db/dialect.js'
 import type { MergeRequestRow, MergeRequestsTable } from '../../db/schema.js'
 import { findAvailableMilestone } from '../../finders/milestones-finder.js'
 import { flag } from '../../db/values.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { ApiError, apiError, notFound, validationFailed } from '../../common/errors.js'
 import { isWorkInProgress } from '../../entities/merge-request.js'
 import { canOnProject, type ProjectSubject } from '../../policies/project-policy.js'
@@ -79,7 +80,7 @@ export async function updateMergeRequest(
       throw new ApiError(422, { message: ['You can not use same project/branch for source and target'] })
     }
     const repo = ctx.repositories.open(project.id)
-    if (await repo.resolveCommit(`refs/heads/${changes.targetBranch}`) === null) throw validationFailed({ target_branch: ['does not exist'] })
+    if (await repo.resolveCommit(`${BRANCH_PREFIX}${changes.targetBranch}`) === null) throw validationFailed({ target_branch: ['does not exist'] })
   }
   const allowed = mayAdminister ? changes : { ...changes, assigneeId: undefined, milestoneId: undefined, labels: undefined, discussionLocked: undefined }
   // As the original: an assignee who may not read the merge request is ignored, an unavailable milestone clears it.

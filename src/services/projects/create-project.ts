@@ -21,7 +21,7 @@ import { NULL_OID } from '../../git/repository.js'
 import { writeCommit } from '../../git/write.js'
 import { NO_PROJECT_ACCESS, groupAccessFor, projectAccessFor } from '../../finders/access.js'
 import { moveRef } from '../push/move-refs.js'
-import { BRANCH_PREFIX } from '../push/check-push.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { projectSystemActivities } from '../hooks/system-payloads.js'
 
 export type MergeMethod = 'merge' | 'rebase_merge' | 'ff'

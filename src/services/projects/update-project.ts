@@ -9,7 +9,7 @@ import type { Updateable } from 'kysely'
 import type { Actor } from '../../auth/actor.js'
 import { validationFailed } from '../../common/errors.js'
 import type { RepositoryStorage } from '../../git/storage.js'
-import { isValidRefName } from '../../git/ref-names.js'
+import { BRANCH_PREFIX, isValidRefName } from '../../git/ref-names.js'
 import { visibilityLevel, visibilityName } from '../../policies/access-levels.js'
 import { getApplicationSettings } from '../settings.js'
 import { visibilityErrors } from '../namespaces/visibility-rules.js'
@@ -59,7 +59,7 @@ export async function updateProject(
   }
 
   // readme_url follows the default branch at once; pushes update it through the statistics job.
-  const readmePath = newHead === null ? undefined : await readmePathOf(repositories.open(project.id), `refs/heads/${newHead}`)
+  const readmePath = newHead === null ? undefined : await readmePathOf(repositories.open(project.id), `${BRANCH_PREFIX}${newHead}`)
   const changes: Updateable<ProjectsTable> = {
     ...settingFlags(input),
     ...(input.name === undefined ? {} : { name }),

@@ -12,7 +12,8 @@ import { defaultBranchProtection } from '../../policies/protected-refs.js'
 import { recordEvent, type PushData } from '../events/record-event.js'
 import { getApplicationSettings } from '../settings.js'
 import { enqueueStatisticsRefresh } from '../projects/refresh-statistics.js'
-import { BRANCH_PREFIX, TAG_PREFIX, shortRefName, type RefUpdate } from './check-push.js'
+import { type RefUpdate } from './check-push.js'
+import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 
 export interface CompletedPush {
   project: ProjectRow

@@ -12,6 +12,7 @@ import {
 import { protectedBranchesOf, protectedTagsOf } from '../../finders/protected-refs.js'
 import { getApplicationSettings } from '../settings.js'
 import { NULL_OID, type GitRepository } from '../../git/repository.js'
+import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 
 export interface RefUpdate {
   /** Full ref name: `refs/heads/main`, `refs/tags/v1`. */
@@ -20,13 +21,6 @@ export interface RefUpdate {
   oldId: string
   /** NULL_OID when the ref is deleted. */
   newId: string
-}
-
-export const BRANCH_PREFIX = 'refs/heads/'
-export const TAG_PREFIX = 'refs/tags/'
-
-export function shortRefName(ref: string): string {
-  return ref.startsWith(BRANCH_PREFIX) ? ref.slice(BRANCH_PREFIX.length) : ref.startsWith(TAG_PREFIX) ? ref.slice(TAG_PREFIX.length) : ref
 }
 
 export interface PushCheck {

@@ -4,7 +4,7 @@
 import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
-import { isValidRefName } from '../../git/ref-names.js'
+import { BRANCH_PREFIX, isValidRefName } from '../../git/ref-names.js'
 import { afterPush } from './after-push.js'
 import { refusalOf, type RefUpdate } from './check-push.js'
 
@@ -13,7 +13,7 @@ import { refusalOf, type RefUpdate } from './check-push.js'
  * ref or HEAD, which later lookups would read differently (as the original's GitRefValidator).
  */
 export function isCreatableRefName(name: string): boolean {
-  return isValidRefName(name) && name !== 'HEAD' && !name.startsWith('refs/heads/') && !name.startsWith('refs/remotes/')
+  return isValidRefName(name) && name !== 'HEAD' && !name.startsWith(BRANCH_PREFIX) && !name.startsWith('refs/remotes/')
 }
 
 export type RefMoveOutcome =

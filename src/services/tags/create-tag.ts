@@ -6,7 +6,7 @@ import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import { NULL_OID, type GitRepository } from '../../git/repository.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
-import { TAG_PREFIX } from '../push/check-push.js'
+import { TAG_PREFIX } from '../../git/ref-names.js'
 import { isCreatableRefName, moveRef } from '../push/move-refs.js'
 import { saveRelease } from './releases.js'
 

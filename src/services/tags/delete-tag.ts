@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js'
 import { NULL_OID } from '../../git/repository.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
 import type { TagRef } from '../../finders/tags-finder.js'
-import { TAG_PREFIX } from '../push/check-push.js'
+import { TAG_PREFIX } from '../../git/ref-names.js'
 import { moveRef } from '../push/move-refs.js'
 import { deleteRelease } from './releases.js'
 

@@ -11,7 +11,7 @@ import { findBranchTip } from '../../finders/branches-finder.js'
 import { WIKI_BRANCH } from '../../finders/wiki-pages-finder.js'
 import { badRequest } from '../../common/errors.js'
 import { gitIdentityOf } from '../commits/identity.js'
-import { BRANCH_PREFIX } from '../push/check-push.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { branchMovedMessage } from '../commits/commit-changes.js'
 
 export interface WikiCommitDraft {
