@@ -1,73 +1,21 @@
-// Branches of a project's repository (spec: Branches): the list sorted by name with `search`, one
-// branch by name, and the views both present. A list page costs one `for-each-ref` for the names
-// and tips, one `for-each-ref --merged` for the page's merged flags and one pipelined cat-file
-// batch for the page's commits, whatever the number of branches.
+// Branches of a project's repository (spec: Branches): the list sorted by name with `search`, and
+// the views of a list page or of one branch with their protection for the caller. A list page
+// costs one `for-each-ref` for the names and tips, one `for-each-ref --merged` for the page's
+// merged flags and one pipelined cat-file batch for the page's commits, whatever the number of
+// branches (the git side is git/branches.ts).
 import type { Actor } from '../auth/actor.js'
 import type { AppContext } from '../context.js'
 import type { ProtectedBranchRow } from '../db/schema.js'
 import type { BranchView } from '../entities/branch.js'
-import { isValidRefName } from '../git/ref-names.js'
-import type { Commit, GitRepository } from '../git/repository.js'
+import { branchTips, branchesMergedInto, defaultBranchTip, type BranchTip } from '../git/branches.js'
+import type { Commit } from '../git/repository.js'
 import { DEVELOPER } from '../policies/access-levels.js'
 import { canOnProject, type ProjectSubject } from '../policies/project-policy.js'
 import { canPushToBranch, matchingRules } from '../policies/protected-refs.js'
-import { BRANCH_PREFIX } from '../git/ref-names.js'
 import { pageParams, type Page, type PaginationQuery } from '../common/pages.js'
 import { protectedBranchesOf } from './protected-refs.js'
 
 type Ctx = Pick<AppContext, 'db' | 'repositories'>
-
-const MAX_REF_PATTERNS = 100
-
-export interface BranchTip {
-  name: string
-  commitId: string
-}
-
-/** Every branch with its tip, sorted by name (git's byte order). */
-export async function branchTips(repo: GitRepository): Promise<BranchTip[]> {
-  const out = await repo.run(['for-each-ref', '--format=%(objectname) %(refname)', BRANCH_PREFIX])
-  const tips: BranchTip[] = []
-  for (const line of out.split('\n')) {
-    const space = line.indexOf(' ')
-    if (space === -1) continue
-    tips.push({ name: line.slice(space + 1 + BRANCH_PREFIX.length), commitId: line.slice(0, space) })
-  }
-  return tips
-}
-
-/** One branch's tip through the cat-file reader; null when no such branch exists. */
-export async function findBranchTip(repo: GitRepository, name: string): Promise<BranchTip | null> {
-  if (!isValidRefName(name)) return null
-  const info = await repo.info(`${BRANCH_PREFIX}${name}`)
-  return info === null || info.type !== 'commit' ? null : { name, commitId: info.oid }
-}
-
-/**
- * The branches among `tips` that are merged into `commitId`: reachable from it without being at
- * it, as the original counts them for the `merged` flag and for deleting merged branches. One
- * `for-each-ref --merged` walk over just those branches.
- */
-export async function branchesMergedInto(repo: GitRepository, commitId: string, tips: readonly BranchTip[]): Promise<Set<string>> {
-  const wanted = new Set(tips.filter((tip) => tip.commitId !== commitId).map((tip) => tip.name))
-  if (wanted.size === 0) return new Set()
-  // A pattern matches its ref and the refs below it (`a` also `a/b`); only the wanted names count.
-  // Past a page's worth of names, walking every branch is cheaper than a long command line.
-  const patterns = wanted.size > MAX_REF_PATTERNS ? [BRANCH_PREFIX] : [...wanted].map((name) => `${BRANCH_PREFIX}${name}`)
-  const out = await repo.run(['for-each-ref', `--merged=${commitId}`, '--format=%(refname)', ...patterns])
-  const merged = new Set<string>()
-  for (const ref of out.split('\n')) {
-    const name = ref.slice(BRANCH_PREFIX.length)
-    if (wanted.has(name)) merged.add(name)
-  }
-  return merged
-}
-
-/** The commit the default branch points at; null when it has none yet. */
-export async function defaultBranchTip(repo: GitRepository, defaultBranch: string | null): Promise<string | null> {
-  if (defaultBranch === null) return null
-  return (await findBranchTip(repo, defaultBranch))?.commitId ?? null
-}
 
 interface ViewContext {
   rules: readonly ProtectedBranchRow[]

@@ -6,7 +6,7 @@
 import type { GitRepository, TreeEntry } from '../git/repository.js'
 import type { RepositoryStorage } from '../git/storage.js'
 import { cleanTreePath, readTree } from '../git/tree.js'
-import { findBranchTip } from './branches-finder.js'
+import { findBranchTip } from '../git/branches.js'
 
 /** The branch the original's wiki reads and writes pages on. */
 export const WIKI_BRANCH = 'master'

@@ -12,7 +12,7 @@ import {
 } from '../../entities/commit.js'
 import { CommitComment, presentCommitComment } from '../../entities/commit-comment.js'
 import { DiffEntry, presentDiff } from '../../entities/repository.js'
-import { findBranchTip } from '../../finders/branches-finder.js'
+import { findBranchTip } from '../../git/branches.js'
 import { protectedBranchesOf } from '../../finders/protected-refs.js'
 import { diffCommits } from '../../git/diff.js'
 import { commitStats, refsContaining, type HistorySelection } from '../../git/log.js'

@@ -5,7 +5,7 @@ import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import { NULL_OID } from '../../git/repository.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
-import { findBranchTip, type BranchTip } from '../../finders/branches-finder.js'
+import { findBranchTip, type BranchTip } from '../../git/branches.js'
 import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { isCreatableRefName, moveRef } from '../push/move-refs.js'
 

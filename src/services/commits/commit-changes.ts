@@ -8,7 +8,7 @@ import type { ProjectSubject } from '../../policies/project-policy.js'
 import { NULL_OID, type GitRepository } from '../../git/repository.js'
 import { writeCommit, type Identity, type TreeChange } from '../../git/write.js'
 import { lastCommitForPath } from '../../git/log.js'
-import { findBranchTip } from '../../finders/branches-finder.js'
+import { findBranchTip } from '../../git/branches.js'
 import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { isCreatableRefName, moveRef } from '../push/move-refs.js'
 

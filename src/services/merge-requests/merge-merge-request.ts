@@ -13,7 +13,7 @@ import type { MergeRequestRow, ProjectRow, ProtectedBranchRow } from '../../db/s
 import { flag } from '../../db/values.js'
 import { ApiError, apiError, conflict, unauthorized } from '../../common/errors.js'
 import { isWorkInProgress } from '../../entities/merge-request.js'
-import { findBranchTip } from '../../finders/branches-finder.js'
+import { findBranchTip } from '../../git/branches.js'
 import { protectedBranchesOf } from '../../finders/protected-refs.js'
 import { commitTree, countCommitsBetween, mergeTree, type Signer } from '../../git/merge.js'
 import { NULL_OID, type GitRepository } from '../../git/repository.js'

@@ -6,7 +6,7 @@
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { MergeRequestRow, MergeStatus } from '../../db/schema.js'
-import { findBranchTip } from '../../finders/branches-finder.js'
+import { findBranchTip } from '../../git/branches.js'
 import { fetchCommit, mergeTree } from '../../git/merge.js'
 import { NULL_OID } from '../../git/repository.js'
 

@@ -4,10 +4,12 @@
 // Failures carry the original's sentences (the route answers them 405, as the spec says).
 import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
-import { NULL_OID, type GitRepository } from '../../git/repository.js'
+import { NULL_OID } from '../../git/repository.js'
+import { writeTagObject } from '../../git/tags.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
 import { TAG_PREFIX } from '../../git/ref-names.js'
 import { isCreatableRefName, moveRef } from '../push/move-refs.js'
+import { gitIdentityOf } from '../commits/identity.js'
 import { saveRelease } from './releases.js'
 
 export interface NewTag {
@@ -20,19 +22,6 @@ export interface NewTag {
 
 export type CreateTagResult = { ok: true } | { ok: false; message: string }
 
-/** A name or email as a signature line can hold it: no angle brackets or line breaks. */
-function identityPart(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  return value.replace(/[<>\n\r\x00]/g, '').trim()
-}
-
-/** Writes the tag object of an annotated tag (checked by `git mktag`) and returns its id. */
-async function writeTagObject(repo: GitRepository, commitId: string, name: string, message: string, actor: Actor): Promise<string> {
-  const tagger = `${identityPart(actor.user.name)} <${identityPart(actor.user.email)}> ${Math.floor(Date.now() / 1000)} +0000`
-  const object = `object ${commitId}\ntype commit\ntag ${name}\ntagger ${tagger}\n\n${message}\n`
-  return (await repo.run(['mktag'], { input: object })).trim()
-}
-
 export async function createTag(ctx: AppContext, subject: ProjectSubject, actor: Actor, input: NewTag): Promise<CreateTagResult> {
   if (!isCreatableRefName(input.name)) return { ok: false, message: 'Tag name invalid' }
   const repo = ctx.repositories.open(subject.project.id)
@@ -41,7 +30,7 @@ export async function createTag(ctx: AppContext, subject: ProjectSubject, actor:
   const alreadyExists = `Tag ${input.name} already exists`
   if (await repo.info(`${TAG_PREFIX}${input.name}`) !== null) return { ok: false, message: alreadyExists }
   const message = input.message?.trim() ?? ''
-  const target = message === '' ? commitId : await writeTagObject(repo, commitId, input.name, message, actor)
+  const target = message === '' ? commitId : await writeTagObject(repo, { commitId, name: input.name, message, tagger: gitIdentityOf(actor.user) })
   const outcome = await moveRef(ctx, subject, actor, { ref: `${TAG_PREFIX}${input.name}`, oldId: NULL_OID, newId: target })
   if (outcome.status === 'refused') return { ok: false, message: outcome.message }
   if (outcome.status === 'stale') return { ok: false, message: alreadyExists }
