@@ -2,7 +2,7 @@
 // once from its own checkout ("unknown" elsewhere).
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { runGit } from './git/command.js'
+import { checkedOutRevision } from './git/checkout.js'
 
 /** The release of the original whose v4 API Ingot answers as (GET /version), so clients that gate features on it behave. */
 export const COMPATIBLE_VERSION = '11.5.0'
@@ -12,7 +12,6 @@ const installDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 let revision: Promise<string> | null = null
 
 export function ingotRevision(): Promise<string> {
-  revision ??= runGit(['-C', installDir, 'rev-parse', '--short', 'HEAD'], { timeoutMs: 5000 })
-    .then((out) => out.trim() || 'unknown', () => 'unknown')
+  revision ??= checkedOutRevision(installDir).then((id) => id || 'unknown', () => 'unknown')
   return revision
 }

@@ -10,6 +10,7 @@ import type { Db } from '../db/index.js'
 import type { MergeRequestRow } from '../db/schema.js'
 import type { MergeRequestDetails, MergeRequestView } from '../entities/merge-request.js'
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
+import { changedFileCount } from '../git/diff.js'
 import { BRANCH_PREFIX } from '../git/ref-names.js'
 import { labelTitlesByTarget } from '../services/labels/issuable-labels.js'
 import { issuableConditions, mergeRequestVisibleTo, type IssuableFilters } from './issuable-filters.js'
@@ -86,9 +87,8 @@ async function repositorySide(ctx: AppContext, mr: MergeRequestRow): Promise<Pic
   const head = await repo.resolveCommit(mr.sha)
   if (start === null || head === null) return { changesCount: null, diffRefs: { base_sha: null, head_sha: mr.sha, start_sha: start } }
   const base = await repo.mergeBase(start, head)
-  const names = base === null ? '' : await repo.run(['diff', '--name-only', '-z', '--end-of-options', base, head])
   return {
-    changesCount: String(names.split('\0').filter((name) => name !== '').length),
+    changesCount: String(base === null ? 0 : await changedFileCount(repo, base, head)),
     diffRefs: { base_sha: base, head_sha: head, start_sha: start },
   }
 }

@@ -92,3 +92,9 @@ export async function changedFiles(repo: GitRepository, from: string | null, to:
   }
   return files
 }
+
+/** How many files the diff from `from` to `to` changes (a rename is one), without reading the diff itself. */
+export async function changedFileCount(repo: GitRepository, from: string, to: string): Promise<number> {
+  const names = await repo.run(['diff', '--name-only', '-z', '--end-of-options', from, to])
+  return names.split('\0').filter((name) => name !== '').length
+}

@@ -18,6 +18,11 @@ export interface HistorySelection {
   until: number | null
 }
 
+/** The whole history below a commit (a resolved id). */
+export function historyFrom(commit: string): HistorySelection {
+  return { from: commit, all: false, path: null, since: null, until: null }
+}
+
 /** git's own date form: whole seconds and a zone, so no parser has to guess. */
 function gitDate(seconds: number): string {
   return `@${seconds} +0000`

@@ -201,6 +201,15 @@ export class GitRepository {
     await this.run(['commit-graph', 'write', '--reachable', '--changed-paths', '--split'], { timeoutMs: 600_000 })
   }
 
+  /** Bytes of objects on disk (loose and packed), from `git count-objects -v` (which counts KiB). */
+  async objectsSize(): Promise<number> {
+    const counts = new Map((await this.run(['count-objects', '-v'])).split('\n').map((line) => {
+      const [key = '', value = '0'] = line.split(': ')
+      return [key, Number(value)] as const
+    }))
+    return ((counts.get('size') ?? 0) + (counts.get('size-pack') ?? 0)) * 1024
+  }
+
   /** Entries of the tree at `revision` under `path` ('' for the root), recursively or one level. */
   async listTree(revision: string, path: string, recursive: boolean): Promise<TreeEntry[]> {
     const prefix = path === '' ? '' : `${path.replace(/\/+$/, '')}/`

@@ -4,6 +4,7 @@
 // nothing to show for the event, the answer says what it needs instead.
 import type { AppContext } from '../../context.js'
 import type { UserRow, WebHookRow } from '../../db/schema.js'
+import { commitIdsPage, historyFrom } from '../../git/log.js'
 import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { apiError } from '../../common/errors.js'
 import { listWikiPages, readPageContent, wikiTip } from '../../finders/wiki-pages-finder.js'
@@ -22,8 +23,7 @@ async function pushSample(ctx: AppContext, ref: ProjectRef, user: UserRow): Prom
   const branch = ref.project.default_branch
   const head = branch === null ? null : await repo.resolveCommit(`${BRANCH_PREFIX}${branch}`)
   if (branch === null || head === null) throw new NothingToSend('Ensure the project has at least one commit.')
-  const ids = (await repo.run(['rev-list', '--max-count=3', '--end-of-options', head])).split('\n').filter((id) => id !== '')
-  const commits = await repo.readCommits(ids)
+  const commits = await repo.readCommits(await commitIdsPage(repo, historyFrom(head), 0, 3))
   return pushPayload(ctx, ref, user, {
     kind: 'push', before: commits[commits.length - 1]!.id, after: head, ref: `${BRANCH_PREFIX}${branch}`,
     checkoutSha: head, message: null, commits, totalCommits: commits.length,

@@ -4,6 +4,7 @@
 // `readme_url`. The same job keeps the repository's commit-graph current, which history reads by
 // path (last commits of files, commit lists with `path`) need to stay fast on long histories.
 import type { AppContext } from '../../context.js'
+import { countCommits, historyFrom } from '../../git/log.js'
 import type { GitRepository } from '../../git/repository.js'
 
 export const REFRESH_STATISTICS_JOB = 'project.refresh_statistics'
@@ -35,15 +36,6 @@ export async function readmePathOf(repo: GitRepository, revision = 'HEAD'): Prom
   return (rendered ?? plain)?.path ?? null
 }
 
-/** Bytes of objects on disk (loose and packed), from `git count-objects -v` (which counts KiB). */
-async function repositorySize(repo: GitRepository): Promise<number> {
-  const counts = new Map((await repo.run(['count-objects', '-v'])).split('\n').map((line) => {
-    const [key = '', value = '0'] = line.split(': ')
-    return [key, Number(value)] as const
-  }))
-  return ((counts.get('size') ?? 0) + (counts.get('size-pack') ?? 0)) * 1024
-}
-
 /** Refreshes the project's statistics and README path; false when the project is gone. */
 export async function refreshStatistics(ctx: Pick<AppContext, 'db' | 'repositories'>, projectId: number): Promise<boolean> {
   const project = await ctx.db.selectFrom('projects').select(['id', 'readme_path']).where('id', '=', projectId).executeTakeFirst()
@@ -53,8 +45,8 @@ export async function refreshStatistics(ctx: Pick<AppContext, 'db' | 'repositori
   // original counts the commits of its root ref.
   const head = await repo.resolveCommit('HEAD')
   const [commitCount, size, readmePath] = await Promise.all([
-    head === null ? 0 : repo.run(['rev-list', '--count', head]).then((out) => Number(out.trim())),
-    repositorySize(repo),
+    head === null ? 0 : countCommits(repo, historyFrom(head)),
+    repo.objectsSize(),
     readmePathOf(repo),
   ])
   await ctx.db.transaction().execute(async (trx) => {

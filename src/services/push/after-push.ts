@@ -7,6 +7,7 @@ import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { NULL_OID, type GitRepository } from '../../git/repository.js'
+import { countPushedCommits } from '../../git/pushed-commits.js'
 import { commitTitle } from '../../entities/commit.js'
 import { defaultBranchProtection } from '../../policies/protected-refs.js'
 import { recordEvent, type PushData } from '../events/record-event.js'
@@ -65,10 +66,10 @@ async function pushDataOf(repo: GitRepository, update: RefUpdate, branchesAfterP
   if (!isTag && action === 'pushed') {
     // Most pushes add a few commits in a line: counted through the cat-file readers, no process.
     commitCount = await fastForwardLength(repo, update.oldId, update.newId)
-      ?? Number((await repo.run(['rev-list', '--count', `${update.oldId}..${update.newId}`])).trim())
+      ?? await countPushedCommits(repo, update.newId, [update.oldId])
   } else if (!isTag && action === 'created') {
-    const exclude = (await branchesAfterPush()).filter((ref) => ref !== update.ref).map((ref) => `^${ref}`)
-    commitCount = Number((await repo.run(['rev-list', '--count', update.newId, ...exclude])).trim())
+    const otherBranches = (await branchesAfterPush()).filter((ref) => ref !== update.ref)
+    commitCount = await countPushedCommits(repo, update.newId, otherBranches)
   }
   const head = action === 'removed' ? null : await repo.resolveCommit(update.newId)
   const title = head === null ? null : commitTitle((await repo.readCommit(head))?.message ?? '')
@@ -139,7 +140,7 @@ export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Act
         .onConflict((oc) => oc.columns(['project_id', 'name']).doNothing()).execute()
     }
   })
-  if (newDefault !== null) await repo.run(['symbolic-ref', 'HEAD', `${BRANCH_PREFIX}${newDefault}`])
+  if (newDefault !== null) await ctx.repositories.setHead(project.id, newDefault)
   await enqueueStatisticsRefresh(ctx, project.id)
   const updated = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()
   if (updated !== undefined) await ctx.pushListeners.notify({ project: updated, actor, updates }, ctx.log)
