@@ -5,8 +5,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { WebHookRow } from '../../db/schema.js'
-import { fitsIntegerColumn } from '../../db/values.js'
 import { ProjectHook, presentProjectHook } from '../../entities/hook.js'
+import { findProjectHook, listProjectHooks } from '../../finders/hooks-finder.js'
 import {
   PROJECT_HOOK_EVENTS, createProjectHook, deleteHook, updateProjectHook, type ProjectHookEvent, type ProjectHookInput,
 } from '../../services/hooks/web-hooks.js'
@@ -15,7 +15,6 @@ import { MessageBody } from '../../entities/common.js'
 import { apiError } from '../../common/errors.js'
 import { loadProjectFor, requireActor, type LoadedProject } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
-import { paginate } from '../../common/pages.js'
 import { BooleanParam, IdParams, OneOf, Pagination } from '../params.js'
 
 const HookParams = Type.Composite([IdParams, Type.Object({ hook_id: Type.Integer() })])
@@ -66,10 +65,8 @@ function projectOf(req: FastifyRequest): LoadedProject {
 
 /** One of the project's hooks; the original's 404 for any other id. */
 async function findHook(req: FastifyRequest, projectId: number, hookId: number): Promise<WebHookRow> {
-  const hook = fitsIntegerColumn(hookId)
-    ? await req.server.ingot.db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectId).where('id', '=', hookId).executeTakeFirst()
-    : undefined
-  if (hook === undefined) throw apiError(404, '404 Not found')
+  const hook = await findProjectHook(req.server.ingot.db, projectId, hookId)
+  if (hook === null) throw apiError(404, '404 Not found')
   return hook
 }
 
@@ -80,9 +77,7 @@ const projectHooks: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, querystring: Pagination, response: { 200: Type.Array(ProjectHook) } },
     preValidation: authorizeMaintainer,
   }, async (req, reply) => {
-    const { db } = req.server.ingot
-    const query = db.selectFrom('web_hooks').selectAll().where('project_id', '=', projectOf(req).project.id).orderBy('id')
-    const page = await paginate(db, query, req.query)
+    const page = await listProjectHooks(req.server.ingot.db, projectOf(req).project.id, req.query)
     setPaginationHeaders(req, reply, page)
     return page.items.map(presentProjectHook)
   })

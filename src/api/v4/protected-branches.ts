@@ -10,9 +10,9 @@ import { ProtectedAccessLevelParam, ProtectedBranch, presentProtectedBranch } fr
 import { MAINTAINER } from '../../policies/access-levels.js'
 import { createProtectedBranch, deleteProtectedBranch } from '../../services/protected-refs/protected-branches.js'
 import { apiError } from '../../common/errors.js'
+import { findProtectedBranch, listProtectedBranches } from '../../finders/protected-refs.js'
 import { loadProjectFor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
-import { paginate } from '../../common/pages.js'
 import { IdParams, Pagination } from '../params.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 
@@ -25,9 +25,8 @@ const CreateBody = Type.Object({
 
 /** The rule named exactly so (a wildcard by its pattern); the original's 404 for a missing record. */
 async function findRule(req: FastifyRequest, projectId: number, name: string): Promise<ProtectedBranchRow> {
-  const rule = await req.server.ingot.db.selectFrom('protected_branches').selectAll()
-    .where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst()
-  if (rule === undefined) throw apiError(404, '404 Not found')
+  const rule = await findProtectedBranch(req.server.ingot.db, projectId, name)
+  if (rule === null) throw apiError(404, '404 Not found')
   return rule
 }
 
@@ -38,10 +37,8 @@ const protectedBranches: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, querystring: Pagination, response: { 200: Type.Array(ProtectedBranch) } },
     config: { auth: 'optional' },
   }, async (req, reply) => {
-    const { db } = req.server.ingot
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
-    const query = db.selectFrom('protected_branches').selectAll().where('project_id', '=', project.id).orderBy('id')
-    const page = await paginate(db, query, req.query)
+    const page = await listProtectedBranches(req.server.ingot.db, project.id, req.query)
     setPaginationHeaders(req, reply, page)
     return page.items.map(presentProtectedBranch)
   })

@@ -5,14 +5,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { WebHookRow } from '../../db/schema.js'
-import { fitsIntegerColumn } from '../../db/values.js'
 import { SystemHook, presentSystemHook } from '../../entities/hook.js'
+import { findSystemHook, listSystemHooks } from '../../finders/hooks-finder.js'
 import { SYSTEM_HOOK_EVENTS, createSystemHook, deleteHook, type SystemHookEvent } from '../../services/hooks/web-hooks.js'
 import { testSystemHook } from '../../services/hooks/test-hooks.js'
 import { notFound } from '../../common/errors.js'
 import { requireAdmin } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
-import { paginate } from '../../common/pages.js'
 import { BooleanParam, Pagination } from '../params.js'
 
 const HookParams = Type.Object({ id: Type.Integer() })
@@ -28,10 +27,8 @@ const HookBody = Type.Object({
 })
 
 async function findHook(req: FastifyRequest, id: number): Promise<WebHookRow> {
-  const hook = fitsIntegerColumn(id)
-    ? await req.server.ingot.db.selectFrom('web_hooks').selectAll().where('project_id', 'is', null).where('id', '=', id).executeTakeFirst()
-    : undefined
-  if (hook === undefined) throw notFound('System hook')
+  const hook = await findSystemHook(req.server.ingot.db, id)
+  if (hook === null) throw notFound('System hook')
   return hook
 }
 
@@ -42,8 +39,7 @@ const systemHooks: FastifyPluginAsyncTypebox = async (app) => {
     schema: { querystring: Pagination, response: { 200: Type.Array(SystemHook) } },
     preValidation: adminOnly,
   }, async (req, reply) => {
-    const { db } = req.server.ingot
-    const page = await paginate(db, db.selectFrom('web_hooks').selectAll().where('project_id', 'is', null).orderBy('id'), req.query)
+    const page = await listSystemHooks(req.server.ingot.db, req.query)
     setPaginationHeaders(req, reply, page)
     return page.items.map(presentSystemHook)
   })

@@ -4,6 +4,7 @@
 import type { Db } from '../../db/index.js'
 import type { ProtectedBranchRow } from '../../db/schema.js'
 import { ApiError, conflict } from '../../common/errors.js'
+import { findProtectedBranch } from '../../finders/protected-refs.js'
 import { isUniqueViolation } from '../projects/create-project.js'
 
 export interface NewProtectedBranch {
@@ -17,9 +18,7 @@ export const blankName = () => new ApiError(422, { message: ["Name can't be blan
 
 export async function createProtectedBranch(db: Db, projectId: number, input: NewProtectedBranch): Promise<ProtectedBranchRow> {
   const alreadyExists = () => conflict(`Protected branch '${input.name}' already exists`)
-  const existing = await db.selectFrom('protected_branches').select('id')
-    .where('project_id', '=', projectId).where('name', '=', input.name).executeTakeFirst()
-  if (existing !== undefined) throw alreadyExists()
+  if (await findProtectedBranch(db, projectId, input.name) !== null) throw alreadyExists()
   if (input.name.trim() === '') throw blankName()
   const now = Date.now()
   return db.insertInto('protected_branches').values({

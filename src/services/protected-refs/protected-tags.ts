@@ -4,6 +4,7 @@
 import type { Db } from '../../db/index.js'
 import type { ProtectedTagRow } from '../../db/schema.js'
 import { conflict } from '../../common/errors.js'
+import { findProtectedTag } from '../../finders/protected-refs.js'
 import { isUniqueViolation } from '../projects/create-project.js'
 import { blankName } from './protected-branches.js'
 
@@ -14,9 +15,7 @@ export interface NewProtectedTag {
 
 export async function createProtectedTag(db: Db, projectId: number, input: NewProtectedTag): Promise<ProtectedTagRow> {
   const alreadyExists = () => conflict(`Protected tag '${input.name}' already exists`)
-  const existing = await db.selectFrom('protected_tags').select('id')
-    .where('project_id', '=', projectId).where('name', '=', input.name).executeTakeFirst()
-  if (existing !== undefined) throw alreadyExists()
+  if (await findProtectedTag(db, projectId, input.name) !== null) throw alreadyExists()
   if (input.name.trim() === '') throw blankName()
   const now = Date.now()
   return db.insertInto('protected_tags').values({
