@@ -3,10 +3,13 @@
 // private resources can never leak by a forgotten check. `authorize` turns a policy answer into 403.
 import type { FastifyRequest } from 'fastify'
 import type { IssueRow, MergeRequestRow, MilestoneRow, NamespaceRow, ProjectRow, UserRow } from '../db/schema.js'
-import { fitsIntegerColumn } from '../db/values.js'
-import { NO_PROJECT_ACCESS, groupAccessFor, groupVisibleTo, projectAccessFor, type ProjectAccess } from '../finders/access.js'
+import { NO_PROJECT_ACCESS, groupAccessFor, projectAccessFor, type ProjectAccess } from '../finders/access.js'
+import { findVisibleGroup } from '../finders/groups-finder.js'
+import { findIssueByIid, issueAssigneeIds } from '../finders/issues-finder.js'
+import { findMergeRequestByIid } from '../finders/merge-requests-finder.js'
 import { findMilestone } from '../finders/milestones-finder.js'
 import { findProjectByIdOrPath } from '../finders/project-lookup.js'
+import { findUserById, findUserByUsername } from '../finders/users-finder.js'
 import { canOnProject, canReadProject, type ProjectAbility, type ProjectSubject } from '../policies/project-policy.js'
 import type { GitRepository } from '../git/repository.js'
 import { canReadIssue } from '../policies/issuable-policy.js'
@@ -14,12 +17,6 @@ import { forbidden, notFound, unauthorized } from '../common/errors.js'
 import type { Actor } from '../auth/actor.js'
 
 const NUMERIC_ID = /^\d+$/
-
-/** A numeric `:id` as a row id; null when no row can have it (too large for the id column). */
-function numericId(idOrPath: string): number | null {
-  const id = Number(idOrPath)
-  return fitsIntegerColumn(id) ? id : null
-}
 
 export interface LoadedProject extends ProjectSubject {
   project: ProjectRow
@@ -82,12 +79,9 @@ export interface LoadedIssue extends LoadedProject {
 export async function loadIssue(req: FastifyRequest, idOrPath: string, iid: number, ability: ProjectAbility = 'read_project'): Promise<LoadedIssue> {
   const loaded = await loadProject(req, idOrPath)
   const { db } = req.server.ingot
-  const issue = fitsIntegerColumn(iid)
-    ? await db.selectFrom('issues').selectAll().where('project_id', '=', loaded.project.id).where('iid', '=', iid).executeTakeFirst()
-    : undefined
-  if (issue === undefined) throw notFound('Issue')
-  const assignees = await db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issue.id).execute()
-  const assigneeIds = assignees.map((row) => row.user_id)
+  const issue = await findIssueByIid(db, loaded.project.id, iid)
+  if (issue === null) throw notFound('Issue')
+  const assigneeIds = await issueAssigneeIds(db, issue.id)
   if (!canReadIssue(req.actor, loaded, issue, assigneeIds)) throw notFound('Issue')
   authorize(canOnProject(req.actor, loaded, ability))
   return { ...loaded, issue, assigneeIds }
@@ -103,11 +97,8 @@ export async function loadMergeRequest(
 ): Promise<LoadedMergeRequest> {
   const loaded = await loadProject(req, idOrPath)
   if (!canOnProject(req.actor, loaded, 'read_merge_request')) throw notFound('Merge Request')
-  const mergeRequest = fitsIntegerColumn(iid)
-    ? await req.server.ingot.db.selectFrom('merge_requests').selectAll()
-      .where('target_project_id', '=', loaded.project.id).where('iid', '=', iid).executeTakeFirst()
-    : undefined
-  if (mergeRequest === undefined) throw notFound('Merge Request')
+  const mergeRequest = await findMergeRequestByIid(req.server.ingot.db, loaded.project.id, iid)
+  if (mergeRequest === null) throw notFound('Merge Request')
   authorize(canOnProject(req.actor, loaded, ability))
   return { ...loaded, mergeRequest }
 }
@@ -115,15 +106,8 @@ export async function loadMergeRequest(
 /** A group by id or URL-decoded full path, 404 unless the caller can see it. */
 export async function loadGroup(req: FastifyRequest, idOrPath: string): Promise<LoadedGroup> {
   const { db } = req.server.ingot
-  const byId = NUMERIC_ID.test(idOrPath)
-  const id = byId ? numericId(idOrPath) : null
-  if (byId && id === null) throw notFound('Group')
-  const group = await db.selectFrom('namespaces').selectAll()
-    .where('kind', '=', 'group')
-    .where(id !== null ? 'id' : 'full_path_lower', '=', id ?? idOrPath.toLowerCase())
-    .where(groupVisibleTo(req.actor))
-    .executeTakeFirst()
-  if (group === undefined) throw notFound('Group')
+  const group = await findVisibleGroup(db, req.actor, idOrPath)
+  if (group === null) throw notFound('Group')
   const accessLevel = req.actor === null ? 0 : await groupAccessFor(db, req.actor.user.id, group.id)
   return { group, accessLevel }
 }
@@ -174,15 +158,10 @@ export async function loadGroupMilestone(
 export async function loadUser(req: FastifyRequest, idOrUsername: string | number, options: { byUsername?: boolean } = {}): Promise<UserRow> {
   const { db } = req.server.ingot
   const key = String(idOrUsername)
-  const query = db.selectFrom('users').selectAll().where('ghost', '=', 0)
-  let user: UserRow | undefined
-  if (typeof idOrUsername === 'number' || NUMERIC_ID.test(key)) {
-    const id = numericId(key)
-    user = id === null ? undefined : await query.where('id', '=', id).executeTakeFirst()
-  } else if (options.byUsername) {
-    user = await query.where('username_lower', '=', key.toLowerCase()).executeTakeFirst()
-  }
-  if (user === undefined) throw notFound('User')
+  let user: UserRow | null = null
+  if (typeof idOrUsername === 'number' || NUMERIC_ID.test(key)) user = await findUserById(db, Number(key))
+  else if (options.byUsername) user = await findUserByUsername(db, key)
+  if (user === null) throw notFound('User')
   return user
 }
 

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { AVATAR_CONTENT_TYPES, uploadsRoot, userAvatarDir } from '../services/uploads/user-avatar.js'
 import { projectUploadPath, uploadContentType } from '../services/uploads/attachments.js'
-import { fitsIntegerColumn } from '../db/values.js'
+import { userAvatarPath } from '../finders/users-finder.js'
 import { ApiError } from '../common/errors.js'
 import { loadProject } from './load.js'
 
@@ -45,10 +45,7 @@ const uploads: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { user_id: userId, filename } = req.params
     const avatarPath = `${userAvatarDir(userId)}/${filename}`
-    const user = fitsIntegerColumn(userId)
-      ? await req.server.ingot.db.selectFrom('users').select('avatar_path').where('id', '=', userId).executeTakeFirst()
-      : undefined
-    if (user?.avatar_path !== avatarPath) return reply.code(404).send({ message: '404 Not Found' })
+    if (await userAvatarPath(req.server.ingot.db, userId) !== avatarPath) return reply.code(404).send({ message: '404 Not Found' })
     const extension = path.extname(filename).slice(1).toLowerCase() as keyof typeof AVATAR_CONTENT_TYPES
     return reply
       .type(AVATAR_CONTENT_TYPES[extension] ?? 'application/octet-stream')

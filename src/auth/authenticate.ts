@@ -9,10 +9,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Db } from '../db/index.js'
 import type { AccessTokenRow, TokenKind, UserRow } from '../db/schema.js'
-import { fitsIntegerColumn, parseJsonArray, today } from '../db/values.js'
+import { parseJsonArray, today } from '../db/values.js'
 import { forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../common/errors.js'
 import { readCacheOf } from '../db/read-cache.js'
 import { tokenDigest } from './secrets.js'
+import { findUserById, findUserByUsername } from '../finders/users-finder.js'
 import { getApplicationSettings } from '../services/settings.js'
 import {
   CSRF_HEADER, SESSION_COOKIE, csrfTokenMatches, findActiveSession, isHttps, mustAcceptTerms, parseCookies, serializeCookie,
@@ -164,15 +165,8 @@ async function applySudo(db: Db, req: FastifyRequest, user: UserRow, token: Acce
   if (identifier === null) return actor
   if (!actor.user.admin) throw forbidden('Must be admin to use sudo')
   checkScopes(token, ['sudo'])
-  const query = db.selectFrom('users').selectAll().where('ghost', '=', 0)
-  const byId = /^\d+$/.test(identifier)
-  // No user has an id beyond the id column's range, or a NUL in the username (PostgreSQL refuses both).
-  const findable = byId ? fitsIntegerColumn(Number(identifier)) : !identifier.includes('\0')
-  const target = !findable ? undefined : await (byId
-    ? query.where('id', '=', Number(identifier))
-    : query.where('username_lower', '=', identifier.toLowerCase())
-  ).executeTakeFirst()
-  if (target === undefined) throw notFound(`User with ID or username '${identifier}'`)
+  const target = /^\d+$/.test(identifier) ? await findUserById(db, Number(identifier)) : await findUserByUsername(db, identifier)
+  if (target === null) throw notFound(`User with ID or username '${identifier}'`)
   return { user: target, token: actor.token, sudoFrom: actor.user }
 }
 

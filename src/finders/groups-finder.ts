@@ -68,6 +68,20 @@ function groupScope(actor: Actor | null, f: GroupFilters): Expression<SqlBool> {
   return sql<SqlBool>`${id} in ${relatedGroupIds(actor.user.id)}`
 }
 
+const NUMERIC_ID = /^\d+$/
+
+/** A group by numeric id or full path (in any case); null when there is none or the caller may not see it. */
+export async function findVisibleGroup(db: Db, actor: Actor | null, idOrPath: string): Promise<NamespaceRow | null> {
+  const byId = NUMERIC_ID.test(idOrPath)
+  if (byId && !fitsIntegerColumn(Number(idOrPath))) return null
+  const group = await db.selectFrom('namespaces').selectAll()
+    .where('kind', '=', 'group')
+    .where(byId ? 'id' : 'full_path_lower', '=', byId ? Number(idOrPath) : idOrPath.toLowerCase())
+    .where(groupVisibleTo(actor))
+    .executeTakeFirst()
+  return group ?? null
+}
+
 export function findGroups(db: Db, actor: Actor | null, f: GroupFilters) {
   const attributes = actor?.user.admin ? hasCustomAttributes('group', 'namespaces.id', f.customAttributes) : null
   const search = f.search === undefined ? null : matchesSearchInAny(['namespaces.name', 'namespaces.path'], f.search)

@@ -307,6 +307,19 @@ export async function findIssuePage(
   return { items: rows.map((row) => row.id), total, page, perPage }
 }
 
+/** The project's issue numbered `iid`; null when it has none. */
+export async function findIssueByIid(db: Db, projectId: number, iid: number): Promise<IssueRow | null> {
+  if (!fitsIntegerColumn(iid)) return null
+  const issue = await db.selectFrom('issues').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst()
+  return issue ?? null
+}
+
+/** Who the issue is assigned to, by user id in ascending order. */
+export async function issueAssigneeIds(db: Db, issueId: number): Promise<number[]> {
+  const rows = await db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issueId).orderBy('user_id').execute()
+  return rows.map((row) => row.user_id)
+}
+
 /** The issues with these ids, in the order given (an id deleted meanwhile drops out). */
 export async function issuesByIds(db: Db, ids: readonly number[]): Promise<IssueRow[]> {
   if (ids.length === 0) return []

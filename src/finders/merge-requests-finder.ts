@@ -8,6 +8,7 @@ import type { Actor } from '../auth/actor.js'
 import type { AppContext } from '../context.js'
 import type { Db } from '../db/index.js'
 import type { MergeRequestRow } from '../db/schema.js'
+import { fitsIntegerColumn } from '../db/values.js'
 import type { MergeRequestDetails, MergeRequestView } from '../entities/merge-request.js'
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
 import { changedFileCount } from '../git/diff.js'
@@ -16,6 +17,14 @@ import { labelTitlesByTarget } from '../services/labels/issuable-labels.js'
 import { issuableConditions, mergeRequestVisibleTo, type IssuableFilters } from './issuable-filters.js'
 import { milestoneViewsById } from './milestones-finder.js'
 import { namespacesById, projectsById, usersById } from './rows.js'
+
+/** The merge request numbered `iid` of its target project; null when it has none. */
+export async function findMergeRequestByIid(db: Db, targetProjectId: number, iid: number): Promise<MergeRequestRow | null> {
+  if (!fitsIntegerColumn(iid)) return null
+  const mergeRequest = await db.selectFrom('merge_requests').selectAll()
+    .where('target_project_id', '=', targetProjectId).where('iid', '=', iid).executeTakeFirst()
+  return mergeRequest ?? null
+}
 
 /** Views of the rows, in their order, in a fixed number of queries whatever their count. */
 export async function loadMergeRequestViews(db: Db, rows: readonly MergeRequestRow[]): Promise<MergeRequestView[]> {

@@ -115,6 +115,29 @@ export async function loadUserAccountView(db: Db, user: UserRow): Promise<UserAc
   return view
 }
 
+/** A user by id; null when there is none (the ghost is never found). */
+export async function findUserById(db: Db, id: number): Promise<UserRow | null> {
+  if (!fitsIntegerColumn(id)) return null
+  const user = await db.selectFrom('users').selectAll().where('ghost', '=', 0).where('id', '=', id).executeTakeFirst()
+  return user ?? null
+}
+
+/** A user by username in any case; null when there is none (the ghost is never found). */
+export async function findUserByUsername(db: Db, username: string): Promise<UserRow | null> {
+  // No username holds a NUL, which PostgreSQL refuses in a query.
+  if (username.includes('\0')) return null
+  const user = await db.selectFrom('users').selectAll().where('ghost', '=', 0)
+    .where('username_lower', '=', username.toLowerCase()).executeTakeFirst()
+  return user ?? null
+}
+
+/** The path of the user's current avatar under the uploads directory; null without one or without the user. */
+export async function userAvatarPath(db: Db, userId: number): Promise<string | null> {
+  if (!fitsIntegerColumn(userId)) return null
+  const user = await db.selectFrom('users').select('avatar_path').where('id', '=', userId).executeTakeFirst()
+  return user?.avatar_path ?? null
+}
+
 /** A user's SSH keys, oldest first. */
 export function findSshKeys(db: Db, userId: number) {
   return db.selectFrom('ssh_keys').selectAll().where('user_id', '=', userId).orderBy('id')

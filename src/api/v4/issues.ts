@@ -11,7 +11,7 @@ import { Issue, IssueBasic, presentIssue, presentIssueBasic } from '../../entiti
 import { TimeStats, presentTimeStats } from '../../entities/time-stats.js'
 import { parseLabelsFilter, type IssuableScope } from '../../finders/issuable-filters.js'
 import {
-  ISSUE_LIST_TABLES, ISSUE_ORDERS, findIssuePage, isSubscribed, issuesByIds, loadIssueView, loadIssueViews, writtenIssueView,
+  ISSUE_LIST_TABLES, ISSUE_ORDERS, findIssuePage, isSubscribed, issueAssigneeIds, issuesByIds, loadIssueView, loadIssueViews, writtenIssueView,
   type IssueFilters, type IssueOrder, type IssueScope,
 } from '../../finders/issues-finder.js'
 import { canUpdateIssue } from '../../policies/issuable-policy.js'
@@ -195,11 +195,6 @@ async function presentOne(req: FastifyRequest, issue: IssueRow, assigneeIds: rea
   return presentIssue(view, presentCtx(req), subscribed)
 }
 
-async function currentAssigneeIds(req: FastifyRequest, issue: IssueRow): Promise<number[]> {
-  const rows = await req.server.ingot.db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issue.id).execute()
-  return rows.map((row) => row.user_id)
-}
-
 /** An issue the caller may change the time tracking of (Reporters and up, as the original), as tracked time. */
 async function loadForTimeTracking(req: FastifyRequest, params: Static<typeof IssueParams>): Promise<TimeTracked> {
   const { issue } = await loadIssue(req, params.id, params.issue_iid, 'admin_issue')
@@ -277,7 +272,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     const loaded = await loadIssue(req, req.params.id, req.params.issue_iid)
     authorize(canUpdateIssue(actor, loaded, loaded.issue, loaded.assigneeIds))
     const issue = await updateIssue(req.server.ingot, actor, loaded, { ...inputOf(req.body), stateEvent: req.body.state_event })
-    return presentOne(req, issue, await currentAssigneeIds(req, issue))
+    return presentOne(req, issue, await issueAssigneeIds(req.server.ingot.db, issue.id))
   })
 
   app.delete('/projects/:id/issues/:issue_iid', {
@@ -297,7 +292,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     const target = await loadProject(req, String(req.body.to_project_id))
     const moved = await moveIssue(req.server.ingot, actor, source, target)
     reply.code(201)
-    return presentOne(req, moved, await currentAssigneeIds(req, moved))
+    return presentOne(req, moved, await issueAssigneeIds(req.server.ingot.db, moved.id))
   })
 
   app.post('/projects/:id/issues/:issue_iid/time_estimate', {

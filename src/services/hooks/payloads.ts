@@ -13,6 +13,7 @@ import { userAvatarUrl } from '../../entities/user.js'
 import { signatureTime, type Commit } from '../../git/repository.js'
 import { changedFiles, type ChangedFiles } from '../../git/diff.js'
 import { isWorkInProgress } from '../../entities/merge-request.js'
+import { issueAssigneeIds } from '../../finders/issues-finder.js'
 import { humanDuration } from '../issuables/time-tracking.js'
 import type { Changes, IssueActivity, MergeRequestActivity, WikiPageActivity } from '../activity/activity.js'
 
@@ -264,11 +265,6 @@ export function issueHookAttrs(issue: IssueRow, assigneeIds: readonly number[], 
     ...timeAttrs(issue),
     assignee_ids: [...assigneeIds],
   }
-}
-
-async function issueAssigneeIds(db: Db, issueId: number): Promise<number[]> {
-  const rows = await db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', issueId).orderBy('user_id').execute()
-  return rows.map((row) => row.user_id)
 }
 
 export interface IssueEvent {

@@ -13,6 +13,7 @@ import { NULL_OID } from '../../git/repository.js'
 import { commitIdsBetween, countCommitsBetween } from '../../git/merge.js'
 import { commitTitle } from '../../entities/commit.js'
 import { today } from '../../db/values.js'
+import { issueAssigneeIds } from '../../finders/issues-finder.js'
 import { getApplicationSettings } from '../settings.js'
 import { notificationRecipients, type NotificationSubject, type NotifiedTarget } from './recipients.js'
 import { composeNotificationEmail, type EventDetails } from './notification-email.js'
@@ -134,8 +135,7 @@ async function loadSubject(ctx: AppContext, payload: NotificationEventPayload): 
   if (type === 'Issue') {
     const issue = await db.selectFrom('issues').selectAll().where('id', '=', id).where('project_id', '=', project.id).executeTakeFirst()
     if (issue === undefined) return null
-    const assignees = await db.selectFrom('issue_assignees').select('user_id').where('issue_id', '=', id).execute()
-    return { project, namespace, target: { type, issue, assigneeIds: assignees.map((row) => row.user_id) } }
+    return { project, namespace, target: { type, issue, assigneeIds: await issueAssigneeIds(db, id) } }
   }
   if (type === 'MergeRequest') {
     const mergeRequest = await db.selectFrom('merge_requests').selectAll().where('id', '=', id).where('target_project_id', '=', project.id).executeTakeFirst()
