@@ -16,7 +16,7 @@ import { deleteBranch } from '../../services/branches/delete-branch.js'
 import { deleteMergedBranches } from '../../services/branches/delete-merged-branches.js'
 import { protectBranch, unprotectBranch } from '../../services/branches/protect-branch.js'
 import { isCreatableRefName } from '../../services/push/move-refs.js'
-import { apiError, badRequest, notFound } from '../../common/errors.js'
+import { apiError, notFound } from '../../common/errors.js'
 import { authorize, loadProject, loadProjectFor, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { BooleanParam, IdParams, Pagination } from '../params.js'
@@ -84,10 +84,9 @@ const branches: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { ingot } = req.server
     const subject = await loadProjectFor(req, req.params.id, 'push_code')
-    const result = await createBranch(ingot, subject, requireActor(req), req.body.branch, req.body.ref)
-    if (!result.ok) throw badRequest(result.message)
+    const tip = await createBranch(ingot, subject, requireActor(req), req.body.branch, req.body.ref)
     reply.code(201)
-    return presentBranch(found(await branchViewOf(ingot, subject, req.actor, result.tip)))
+    return presentBranch(found(await branchViewOf(ingot, subject, req.actor, tip)))
   })
 
   app.delete(`${base}/:branch`, {
@@ -99,8 +98,7 @@ const branches: FastifyPluginAsyncTypebox = async (app) => {
     const tip = await loadBranchTip(repo, req.params.branch)
     const commit = await repo.readCommit(tip.commitId)
     if (commit !== null) checkUnmodifiedSince(req, commit.author.time * 1000)
-    const result = await deleteBranch(ingot, subject, requireActor(req), tip)
-    if (!result.ok) throw badRequest(result.message)
+    await deleteBranch(ingot, subject, requireActor(req), tip)
     return reply.code(204).send()
   })
 

@@ -10,7 +10,7 @@ import { findTagRef } from '../../git/tags.js'
 import { createTag } from '../../services/tags/create-tag.js'
 import { deleteTag } from '../../services/tags/delete-tag.js'
 import { createRelease, updateRelease } from '../../services/tags/releases.js'
-import { apiError, badRequest, notFound } from '../../common/errors.js'
+import { apiError, notFound } from '../../common/errors.js'
 import { loadProjectFor, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { IdParams, OneOf, Pagination, SortParam } from '../params.js'
@@ -62,10 +62,9 @@ const tags: FastifyPluginAsyncTypebox = async (app) => {
     const { ingot } = req.server
     const subject = await loadProjectFor(req, req.params.id, 'push_code')
     const { tag_name: name, ref, message, release_description: releaseDescription } = req.body
-    const result = await createTag(ingot, subject, requireActor(req), {
+    await createTag(ingot, subject, requireActor(req), {
       name, ref, ...(message === undefined ? {} : { message }), ...(releaseDescription === undefined ? {} : { releaseDescription }),
     })
-    if (!result.ok) throw apiError(405, result.message)
     const view = await findTag(ingot, subject.project.id, name)
     if (view === null) throw notFound('Tag')
     reply.code(201)
@@ -82,8 +81,7 @@ const tags: FastifyPluginAsyncTypebox = async (app) => {
     if (tag === null) throw notFound('Tag')
     const commit = tag.commitId === null ? null : await repo.readCommit(tag.commitId)
     if (commit !== null) checkUnmodifiedSince(req, commit.author.time * 1000)
-    const result = await deleteTag(ingot, subject, requireActor(req), tag)
-    if (!result.ok) throw badRequest(result.message)
+    await deleteTag(ingot, subject, requireActor(req), tag)
     return reply.code(204).send()
   })
 

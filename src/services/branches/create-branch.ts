@@ -7,22 +7,19 @@ import { NULL_OID } from '../../git/repository.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
 import { findBranchTip, type BranchTip } from '../../git/branches.js'
 import { BRANCH_PREFIX } from '../../git/ref-names.js'
+import { badRequest } from '../../common/errors.js'
 import { isCreatableRefName, moveRef } from '../push/move-refs.js'
-
-export type CreateBranchResult = { ok: true; tip: BranchTip } | { ok: false; message: string }
 
 const ALREADY_EXISTS = 'Branch already exists'
 
-export async function createBranch(
-  ctx: AppContext, subject: ProjectSubject, actor: Actor, name: string, ref: string,
-): Promise<CreateBranchResult> {
-  if (!isCreatableRefName(name)) return { ok: false, message: 'Branch name is invalid' }
+export async function createBranch(ctx: AppContext, subject: ProjectSubject, actor: Actor, name: string, ref: string): Promise<BranchTip> {
+  if (!isCreatableRefName(name)) throw badRequest('Branch name is invalid')
   const repo = ctx.repositories.open(subject.project.id)
-  if (await findBranchTip(repo, name) !== null) return { ok: false, message: ALREADY_EXISTS }
+  if (await findBranchTip(repo, name) !== null) throw badRequest(ALREADY_EXISTS)
   const commitId = await repo.resolveCommit(ref)
-  if (commitId === null) return { ok: false, message: 'Invalid reference name' }
+  if (commitId === null) throw badRequest('Invalid reference name')
   const outcome = await moveRef(ctx, subject, actor, { ref: `${BRANCH_PREFIX}${name}`, oldId: NULL_OID, newId: commitId })
-  if (outcome.status === 'refused') return { ok: false, message: outcome.message }
-  if (outcome.status === 'stale') return { ok: false, message: ALREADY_EXISTS }
-  return { ok: true, tip: { name, commitId } }
+  if (outcome.status === 'refused') throw badRequest(outcome.message)
+  if (outcome.status === 'stale') throw badRequest(ALREADY_EXISTS)
+  return { name, commitId }
 }

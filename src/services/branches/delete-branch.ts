@@ -7,13 +7,11 @@ import { NULL_OID } from '../../git/repository.js'
 import type { ProjectSubject } from '../../policies/project-policy.js'
 import type { BranchTip } from '../../git/branches.js'
 import { BRANCH_PREFIX } from '../../git/ref-names.js'
+import { badRequest } from '../../common/errors.js'
 import { moveRef } from '../push/move-refs.js'
 
-export type DeleteBranchResult = { ok: true } | { ok: false; message: string }
-
-export async function deleteBranch(ctx: AppContext, subject: ProjectSubject, actor: Actor, tip: BranchTip): Promise<DeleteBranchResult> {
+export async function deleteBranch(ctx: AppContext, subject: ProjectSubject, actor: Actor, tip: BranchTip): Promise<void> {
   const outcome = await moveRef(ctx, subject, actor, { ref: `${BRANCH_PREFIX}${tip.name}`, oldId: tip.commitId, newId: NULL_OID })
-  if (outcome.status === 'refused') return { ok: false, message: outcome.message }
-  if (outcome.status === 'stale') return { ok: false, message: 'Failed to remove branch' }
-  return { ok: true }
+  if (outcome.status === 'refused') throw badRequest(outcome.message)
+  if (outcome.status === 'stale') throw badRequest('Failed to remove branch')
 }
