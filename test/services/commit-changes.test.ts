@@ -11,6 +11,7 @@ import { DEVELOPER, MAINTAINER } from '../../src/policies/access-levels.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import type { ProjectSubject } from '../../src/policies/project-policy.js'
 import { createProtectedBranch } from '../../src/services/protected-refs/protected-branches.js'
+import { ApiError } from '../../src/common/errors.js'
 import {
   branchMovedMessage, commitChanges, DIRECTORY_EXISTS, FILE_CHANGED, FILE_EXISTS, FILE_MISSING, SAME_CONTENT,
   type CommitAction, type CommitChangesRequest,
@@ -38,8 +39,15 @@ describe('commitChanges', () => {
     return { project, first, subject: await subjectOf(project, owner), repo: t.ctx.repositories.open(project.id) }
   }
 
-  const commit = async (subject: ProjectSubject, request: Partial<CommitChangesRequest> & { actions: CommitAction[] }, user = owner) =>
-    commitChanges(t.ctx, subject, user.actor, { branch: 'master', message: 'change', ...request })
+  /** The commit's id, or the status and message of the error it was refused with. */
+  const commit = async (subject: ProjectSubject, request: Partial<CommitChangesRequest> & { actions: CommitAction[] }, user = owner) => {
+    try {
+      return { ok: true as const, commitId: await commitChanges(t.ctx, subject, user.actor, { branch: 'master', message: 'change', ...request }) }
+    } catch (err) {
+      if (err instanceof ApiError) return { ok: false as const, status: err.statusCode, message: err.body.message }
+      throw err
+    }
+  }
 
   /** The files of a commit: path → [mode, content]. */
   async function filesAt(project: ProjectRow, revision: string): Promise<Record<string, [string, string]>> {

@@ -23,7 +23,7 @@ import { commitChanges } from '../../services/commits/commit-changes.js'
 import { createCommitComment, listCommitComments, placeComment } from '../../services/commits/commit-comments.js'
 import { listCommits } from '../../services/commits/list-commits.js'
 import { pickCommit } from '../../services/commits/pick-commit.js'
-import { ApiError, apiError, forbidden, invalidParam, notFound } from '../../common/errors.js'
+import { ApiError, apiError, invalidParam, notFound } from '../../common/errors.js'
 import { authorize, defaultRevision, loadRepository, requireActor, type LoadedRepository } from '../load.js'
 import { sendArrayPage, setPaginationHeaders } from '../pagination.js'
 import { BooleanParam, DateTimeParam, IdParams, OneOf, Pagination } from '../params.js'
@@ -39,11 +39,6 @@ async function loadBranchWriter(req: FastifyRequest, id: string, branch: string)
   const admin = req.actor?.user.admin === 1
   authorize(canPushToBranch(rules, branch, loaded.access.level, admin), 'You are not allowed to push into this branch')
   return loaded
-}
-
-/** A service's refusal as the answer: 403 in the original's Forbidden form, others as they are. */
-function refusal(failure: { status: number; message: string }): ApiError {
-  return failure.status === 403 ? forbidden(failure.message) : apiError(failure.status, failure.message)
 }
 
 /** The commit a `:sha` (id, branch or tag) names; 404 Commit Not Found otherwise. */
@@ -139,7 +134,7 @@ const commits: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { body } = req
     const loaded = await loadBranchWriter(req, req.params.id, body.branch)
-    const result = await commitChanges(req.server.ingot, loaded, requireActor(req), {
+    const commitId = await commitChanges(req.server.ingot, loaded, requireActor(req), {
       branch: body.branch,
       ...(body.start_branch === undefined ? {} : { startBranch: body.start_branch }),
       message: body.commit_message,
@@ -147,8 +142,7 @@ const commits: FastifyPluginAsyncTypebox = async (app) => {
       ...(body.author_name === undefined ? {} : { authorName: body.author_name }),
       ...(body.author_email === undefined ? {} : { authorEmail: body.author_email }),
     })
-    if (!result.ok) throw refusal(result)
-    const commit = await findCommit(loaded.repo, result.commitId)
+    const commit = await findCommit(loaded.repo, commitId)
     const stats = body.stats ? (await commitStats(loaded.repo, [commit])).get(commit.id) ?? null : null
     reply.code(201)
     return presentCommitDetail(commit, stats)
@@ -229,10 +223,9 @@ const commits: FastifyPluginAsyncTypebox = async (app) => {
       const commit = await findCommit(loaded.repo, req.params.sha)
       const branch = await findBranchTip(loaded.repo, req.body.branch)
       if (branch === null) throw notFound('Branch')
-      const result = await pickCommit(req.server.ingot, loaded, requireActor(req), commit, branch, mode)
-      if (!result.ok) throw refusal(result)
+      const picked = await pickCommit(req.server.ingot, loaded, requireActor(req), commit, branch, mode)
       reply.code(201)
-      return presentCommit(result.commit)
+      return presentCommit(picked)
     })
   }
 }

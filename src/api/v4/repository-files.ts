@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, apiError, invalidParam, notFound } from '../../common/errors.js'
+import { ApiError, invalidParam, notFound } from '../../common/errors.js'
 import { authorize, loadProject, loadProjectFor, requireActor } from '../load.js'
 import { IdParams, OneOf } from '../params.js'
 import { canOnProject } from '../../policies/project-policy.js'
@@ -78,7 +78,7 @@ async function commitFileAction(
 ): Promise<void> {
   refuseBlank({ branch: fields.branch, commit_message: fields.commit_message })
   const loaded = await loadProjectFor(req, projectId, 'push_code')
-  const result = await commitChanges(req.server.ingot, loaded, requireActor(req), {
+  await commitChanges(req.server.ingot, loaded, requireActor(req), {
     branch: fields.branch,
     ...(fields.start_branch === undefined ? {} : { startBranch: fields.start_branch }),
     message: fields.commit_message,
@@ -87,7 +87,6 @@ async function commitFileAction(
     ...(fields.author_email === undefined ? {} : { authorEmail: fields.author_email }),
     refuseEmptyCommit,
   })
-  if (!result.ok) throw apiError(result.status, result.message)
 }
 
 function sendHeadersOnly(reply: FastifyReply, file: RepositoryFileView) {

@@ -10,6 +10,7 @@ import { writeCommit, type Identity, type TreeChange } from '../../git/write.js'
 import { lastCommitForPath } from '../../git/log.js'
 import { findBranchTip } from '../../git/branches.js'
 import { BRANCH_PREFIX } from '../../git/ref-names.js'
+import { badRequest } from '../../common/errors.js'
 import { isCreatableRefName, moveRef } from '../push/move-refs.js'
 
 export interface CommitAction {
@@ -35,12 +36,6 @@ export interface CommitChangesRequest {
    */
   refuseEmptyCommit?: boolean
 }
-
-export type CommitChangesResult = { ok: true; commitId: string } | { ok: false; status: 400; message: string }
-
-type Failure = Extract<CommitChangesResult, { ok: false }>
-
-const fail = (message: string): Failure => ({ ok: false, status: 400, message })
 
 export const FILE_EXISTS = 'A file with this name already exists'
 export const FILE_MISSING = "A file with this name doesn't exist"
@@ -147,11 +142,11 @@ class PendingTree {
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 
-function decodeContent(action: CommitAction): Buffer | Failure | undefined {
+function decodeContent(action: CommitAction): Buffer | undefined {
   if (action.content === undefined) return undefined
   if (action.encoding !== 'base64') return Buffer.from(action.content, 'utf8')
   const compact = action.content.replace(/\s+/g, '')
-  if (!BASE64.test(compact) || compact.length % 4 === 1) return fail(`The content of \`${action.file_path}\` is not valid Base64`)
+  if (!BASE64.test(compact) || compact.length % 4 === 1) throw badRequest(`The content of \`${action.file_path}\` is not valid Base64`)
   return Buffer.from(compact, 'base64')
 }
 
@@ -164,51 +159,50 @@ function identity(name: string | undefined, email: string | undefined, fallback:
   return { name: usableName, email: clean(email) || fallback.email }
 }
 
-/** Applies one action to the pending tree; a failure says why the commit cannot be made. */
-async function applyAction(repo: GitRepository, tree: PendingTree, parent: string | null, action: CommitAction): Promise<Failure | null> {
+/** Applies one action to the pending tree; 400 with the reason when the commit cannot be made. */
+async function applyAction(repo: GitRepository, tree: PendingTree, parent: string | null, action: CommitAction): Promise<void> {
   const target = cleanFilePath(action.file_path)
-  if ('error' in target) return fail(target.error)
+  if ('error' in target) throw badRequest(target.error)
   const path = target.path
   const content = decodeContent(action)
-  if (content !== undefined && !Buffer.isBuffer(content)) return content
 
   // The file whose last commit `last_commit_id` names: a move's source, otherwise the path itself.
   let checked = path
   switch (action.action) {
     case 'create': {
       const blocker = await tree.blockerOfNewFile(path)
-      if (blocker !== null) return fail(blocker)
+      if (blocker !== null) throw badRequest(blocker)
       tree.put(path, { origin: null, content: content ?? Buffer.alloc(0) })
       break
     }
     case 'update': {
-      if (await tree.kindOf(path) !== 'file') return fail(FILE_MISSING)
-      if (content === undefined) return fail(`You must provide content for \`${action.file_path}\``)
+      if (await tree.kindOf(path) !== 'file') throw badRequest(FILE_MISSING)
+      if (content === undefined) throw badRequest(`You must provide content for \`${action.file_path}\``)
       tree.put(path, { ...tree.current(path), content })
       break
     }
     case 'delete': {
-      if (await tree.kindOf(path) !== 'file') return fail(FILE_MISSING)
+      if (await tree.kindOf(path) !== 'file') throw badRequest(FILE_MISSING)
       tree.put(path, null)
       break
     }
     case 'chmod': {
-      if (await tree.kindOf(path) !== 'file') return fail(FILE_MISSING)
-      if (action.execute_filemode === undefined) return fail('execute_filemode is missing')
+      if (await tree.kindOf(path) !== 'file') throw badRequest(FILE_MISSING)
+      if (action.execute_filemode === undefined) throw badRequest('execute_filemode is missing')
       tree.put(path, { ...tree.current(path), executable: action.execute_filemode })
       break
     }
     case 'move': {
-      if (action.previous_path === undefined) return fail(`You must supply the original file path when moving file \`${action.file_path}\``)
+      if (action.previous_path === undefined) throw badRequest(`You must supply the original file path when moving file \`${action.file_path}\``)
       const source = cleanFilePath(action.previous_path)
-      if ('error' in source) return fail(source.error)
-      if (await tree.kindOf(source.path) !== 'file') return fail(FILE_MISSING)
+      if ('error' in source) throw badRequest(source.error)
+      if (await tree.kindOf(source.path) !== 'file') throw badRequest(FILE_MISSING)
       checked = source.path
       if (source.path !== path) {
         const moved = tree.current(source.path)
         tree.put(source.path, null)
         const blocker = await tree.blockerOfNewFile(path)
-        if (blocker !== null) return fail(blocker)
+        if (blocker !== null) throw badRequest(blocker)
         tree.put(path, content === undefined ? moved : { ...moved, content })
       } else if (content !== undefined) {
         tree.put(path, { ...tree.current(path), content })
@@ -218,37 +212,32 @@ async function applyAction(repo: GitRepository, tree: PendingTree, parent: strin
   }
   if (action.last_commit_id !== undefined && action.action !== 'create' && parent !== null) {
     const last = await lastCommitForPath(repo, parent, checked)
-    if (last !== null && last !== action.last_commit_id.toLowerCase()) return fail(FILE_CHANGED)
+    if (last !== null && last !== action.last_commit_id.toLowerCase()) throw badRequest(FILE_CHANGED)
   }
-  return null
 }
 
-/** Where the commit goes and what it builds on; a failure when the branches do not allow it. */
-async function baseOf(repo: GitRepository, request: CommitChangesRequest): Promise<{ tip: string | null; parent: string | null } | Failure> {
+/** Where the commit goes and what it builds on; 400 when the branches do not allow it. */
+async function baseOf(repo: GitRepository, request: CommitChangesRequest): Promise<{ tip: string | null; parent: string | null }> {
   const { branch } = request
   const tip = (await findBranchTip(repo, branch))?.commitId ?? null
   const start = request.startBranch ?? branch
   if (tip !== null) {
-    if (start !== branch) return fail(`A branch called '${branch}' already exists. Switch to that branch in order to make changes`)
+    if (start !== branch) throw badRequest(`A branch called '${branch}' already exists. Switch to that branch in order to make changes`)
     return { tip, parent: tip }
   }
-  if (!isCreatableRefName(branch)) return fail(`Something went wrong when we tried to create '${branch}' for you: Branch name is invalid`)
+  if (!isCreatableRefName(branch)) throw badRequest(`Something went wrong when we tried to create '${branch}' for you: Branch name is invalid`)
   if (await repo.isEmpty()) return { tip: null, parent: null }
   const startTip = (await findBranchTip(repo, start))?.commitId ?? null
-  if (startTip === null) return fail('You can only create or edit files when you are on a branch')
+  if (startTip === null) throw badRequest('You can only create or edit files when you are on a branch')
   return { tip: null, parent: startTip }
 }
 
-/** Writes the actions as one commit on `branch` and moves it there; the commit's id or why not. */
-export async function commitChanges(ctx: AppContext, subject: ProjectSubject, actor: Actor, request: CommitChangesRequest): Promise<CommitChangesResult> {
+/** Writes the actions as one commit on `branch`, moves it there and returns its id; 400 with the reason when it cannot. */
+export async function commitChanges(ctx: AppContext, subject: ProjectSubject, actor: Actor, request: CommitChangesRequest): Promise<string> {
   const repo = ctx.repositories.open(subject.project.id)
   const base = await baseOf(repo, request)
-  if ('ok' in base) return base
   const tree = new PendingTree(repo, base.parent)
-  for (const action of request.actions) {
-    const failure = await applyAction(repo, tree, base.parent, action)
-    if (failure !== null) return failure
-  }
+  for (const action of request.actions) await applyAction(repo, tree, base.parent, action)
 
   const committer: Identity = { name: actor.user.name, email: actor.user.email }
   const commitId = await writeCommit(repo, {
@@ -260,11 +249,11 @@ export async function commitChanges(ctx: AppContext, subject: ProjectSubject, ac
   })
   if (request.refuseEmptyCommit === true && base.parent !== null) {
     const [written, parent] = await Promise.all([repo.readCommit(commitId), repo.readCommit(base.parent)])
-    if (written !== null && parent !== null && written.tree === parent.tree) return fail(SAME_CONTENT)
+    if (written !== null && parent !== null && written.tree === parent.tree) throw badRequest(SAME_CONTENT)
   }
 
   const outcome = await moveRef(ctx, subject, actor, { ref: `${BRANCH_PREFIX}${request.branch}`, oldId: base.tip ?? NULL_OID, newId: commitId })
-  if (outcome.status === 'refused') return fail(outcome.message)
-  if (outcome.status === 'stale') return fail(branchMovedMessage(request.branch))
-  return { ok: true, commitId }
+  if (outcome.status === 'refused') throw badRequest(outcome.message)
+  if (outcome.status === 'stale') throw badRequest(branchMovedMessage(request.branch))
+  return commitId
 }

@@ -13,11 +13,9 @@ import type { ProjectSubject } from '../../policies/project-policy.js'
 import type { BranchTip } from '../../git/branches.js'
 import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { moveRef } from '../push/move-refs.js'
+import { badRequest, forbidden } from '../../common/errors.js'
+import { branchMovedMessage } from './commit-changes.js'
 import { gitIdentityOf } from './identity.js'
-
-export type PickResult =
-  | { ok: true; commit: Commit }
-  | { ok: false; status: 400 | 403; message: string }
 
 function pickMessage(commit: Commit, mode: PickMode): string {
   return mode === 'cherry-pick'
@@ -33,19 +31,19 @@ function cannotPick(mode: PickMode): string {
 
 export async function pickCommit(
   ctx: AppContext, subject: ProjectSubject, actor: Actor, commit: Commit, branch: BranchTip, mode: PickMode,
-): Promise<PickResult> {
+): Promise<Commit> {
   const repo = ctx.repositories.open(subject.project.id)
   const tree = await pickTree(repo, commit, branch.commitId, mode)
-  if (tree === null) return { ok: false, status: 400, message: cannotPick(mode) }
+  if (tree === null) throw badRequest(cannotPick(mode))
   const caller = gitIdentityOf(actor.user)
   const author = mode === 'cherry-pick'
     ? { name: commit.author.name, email: commit.author.email, date: `@${commit.author.time} ${commit.author.timezone}` }
     : caller
   const id = await writePickCommit(repo, { tree, parent: branch.commitId, message: pickMessage(commit, mode), author, committer: caller })
   const outcome = await moveRef(ctx, subject, actor, { ref: `${BRANCH_PREFIX}${branch.name}`, oldId: branch.commitId, newId: id })
-  if (outcome.status === 'refused') return { ok: false, status: 403, message: 'You are not allowed to push into this branch' }
-  if (outcome.status === 'stale') return { ok: false, status: 400, message: `Could not update branch ${branch.name}. Please refresh and try again.` }
+  if (outcome.status === 'refused') throw forbidden('You are not allowed to push into this branch')
+  if (outcome.status === 'stale') throw badRequest(branchMovedMessage(branch.name))
   const written = await repo.readCommit(id)
   if (written === null) throw new Error(`commit ${id} just written is missing`)
-  return { ok: true, commit: written }
+  return written
 }
