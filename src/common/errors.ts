@@ -33,6 +33,9 @@ export const apiError = (statusCode: number, message: string) => new ApiError(st
 
 export const conflict = (message: string) => new ApiError(409, { message })
 
+/** The original's bad_request!(…) answer: 400 `400 (Bad request) "<what>" not given`. */
+export const badRequestNotGiven = (what: string) => apiError(400, `400 (Bad request) "${what}" not given`)
+
 export const notModified = () => new ApiError(304, {})
 
 export const invalidParam = (...names: string[]) =>

@@ -11,7 +11,7 @@ import type { AwardEmojiRow } from '../../db/schema.js'
 import { fitsIntegerColumn } from '../../db/values.js'
 import { AwardEmoji, presentAwardEmoji, type AwardEmojiEntity } from '../../entities/award-emoji.js'
 import { findAward, findAwards, loadAwardViews } from '../../finders/award-emoji-finder.js'
-import { awardEmoji, awardRefusalMessage, removeAwardEmoji, type Awardable } from '../../services/award-emoji/award-emoji.js'
+import { awardEmoji, removeAwardEmoji, type Awardable } from '../../services/award-emoji/award-emoji.js'
 import type { NoteableType } from '../../services/notes/noteable.js'
 import { notFound } from '../../common/errors.js'
 import { authorize, requireActor, type LoadedProject } from '../load.js'
@@ -83,13 +83,9 @@ const awardEmojiRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const actor = requireActor(req)
         const loaded = await loadAwardable(req, route.type, target.onNote)
         authorize(loaded.project.archived === 0)
-        const result = await awardEmoji(req.server.ingot.db, loaded.awardable, actor.user.id, req.body.name)
-        if (!result.ok) {
-          const errors = awardRefusalMessage(result.refusal)
-          throw notFound(errors === null ? 'Award Emoji' : `Award Emoji ${errors}`)
-        }
+        const award = await awardEmoji(req.server.ingot.db, loaded.awardable, actor.user.id, req.body.name)
         reply.code(201)
-        return presentAward(req, result.award)
+        return presentAward(req, award)
       })
 
       app.delete(`${target.path}/:award_id`, {

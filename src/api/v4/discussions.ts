@@ -18,14 +18,14 @@ import { canAdminNote, canCreateNote, canResolveDiscussion, canResolveNote } fro
 import type { Noteable } from '../../services/notes/noteable.js'
 import { setDiscussionResolved, setNoteResolved } from '../../services/notes/resolve-notes.js'
 import { updateNote } from '../../services/notes/update-note.js'
-import { ApiError, notFound } from '../../common/errors.js'
+import { ApiError, badRequestNotGiven, notFound } from '../../common/errors.js'
 import { authorize, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { BooleanParam, Pagination } from '../params.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 import { presentCtx } from '../present.js'
 import {
-  NOTEABLE_ROUTES, NoteBody, NoteIdParam, allowedCreatedAt, badRequestNotGiven, loadNote, loadNoteable,
+  NOTEABLE_ROUTES, NoteBody, NoteIdParam, allowedCreatedAt, loadNote, loadNoteable,
   presentNoteRow, type LoadedNoteable,
 } from './notes.js'
 
@@ -88,13 +88,12 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       const actor = requireActor(req)
       const loaded = await loadNoteable(req, route.type)
       authorize(canCreateNote(actor, loaded, loaded.noteable))
-      const result = await startDiscussion(req.server.ingot, {
+      const note = await startDiscussion(req.server.ingot, {
         noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
       })
-      if (result.kind === 'refused') throw badRequestNotGiven(result.message)
       reply.code(201)
-      return presentDiscussionOf(req, loaded.noteable, result.note.discussion_id ?? '')
+      return presentDiscussionOf(req, loaded.noteable, note.discussion_id ?? '')
     })
 
     app.post(`${base}/:discussion_id/notes`, {
@@ -104,13 +103,12 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       const loaded = await loadNoteable(req, route.type)
       const discussion = await loadDiscussionNotes(req, loaded.noteable, req.params.discussion_id)
       authorize(canCreateNote(actor, loaded, loaded.noteable))
-      const result = await replyToDiscussion(req.server.ingot, {
+      const note = await replyToDiscussion(req.server.ingot, {
         noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
       }, discussion)
-      if (result.kind === 'refused') throw badRequestNotGiven(result.message)
       reply.code(201)
-      return presentNoteRow(req, loaded.noteable, result.note)
+      return presentNoteRow(req, loaded.noteable, note)
     })
 
     app.put(`${base}/:discussion_id/notes/:note_id`, {
@@ -132,9 +130,7 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       }
       const note = await loadDiscussionNote(req, loaded, req.params.discussion_id, req.params.note_id)
       authorize(canAdminNote(req.actor, loaded, loaded.noteable, note))
-      const result = await updateNote(db, loaded.noteable, note, body ?? '')
-      if (!result.ok) throw badRequestNotGiven(result.message)
-      return presentNoteRow(req, loaded.noteable, result.note)
+      return presentNoteRow(req, loaded.noteable, await updateNote(db, loaded.noteable, note, body ?? ''))
     })
 
     app.delete(`${base}/:discussion_id/notes/:note_id`, {

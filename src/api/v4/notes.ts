@@ -23,7 +23,7 @@ import {
   issueNoteable, mergeRequestNoteable, snippetNoteable, type Noteable, type NoteableType,
 } from '../../services/notes/noteable.js'
 import { updateNote } from '../../services/notes/update-note.js'
-import { apiError, notFound } from '../../common/errors.js'
+import { notFound } from '../../common/errors.js'
 import { authorize, loadIssue, loadMergeRequest, requireActor, type LoadedProject } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { paginate } from '../../common/pages.js'
@@ -77,11 +77,6 @@ export async function loadNote(req: FastifyRequest, noteable: Noteable, noteId: 
   const note = fitsIntegerColumn(noteId) ? await findNote(req.server.ingot.db, noteable, noteId) : null
   if (note === null) throw notFound('Note')
   return note
-}
-
-/** The original's bad_request!(…) answer: 400 `400 (Bad request) "<what>" not given`. */
-export function badRequestNotGiven(what: string) {
-  return apiError(400, `400 (Bad request) "${what}" not given`)
 }
 
 /** A creation time the caller asked for, kept only for admins and the project's owners (else now). */
@@ -151,7 +146,6 @@ const notes: FastifyPluginAsyncTypebox = async (app) => {
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
       })
       switch (result.kind) {
-        case 'refused': throw badRequestNotGiven(result.message)
         case 'award': {
           const [view] = await loadAwardViews(req.server.ingot.db, [result.award])
           if (view === undefined) throw notFound('Award Emoji')
@@ -169,9 +163,8 @@ const notes: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req) => {
       const loaded = await loadNoteable(req, route.type)
       const note = await loadNoteToAdmin(req, loaded, req.params.note_id)
-      const result = await updateNote(req.server.ingot.db, loaded.noteable, note, req.body.body)
-      if (!result.ok) throw badRequestNotGiven(result.message)
-      return presentNoteRow(req, loaded.noteable, result.note)
+      const updated = await updateNote(req.server.ingot.db, loaded.noteable, note, req.body.body)
+      return presentNoteRow(req, loaded.noteable, updated)
     })
 
     app.delete(`${route.path}/notes/:note_id`, {

@@ -4,6 +4,7 @@
 // merge requests are counted in their upvotes/downvotes, in the transaction of the award.
 import type { Db } from '../../db/index.js'
 import type { AwardableType, AwardEmojiRow } from '../../db/schema.js'
+import { ApiError, notFound } from '../../common/errors.js'
 import { DOWNVOTE, UPVOTE, canonicalEmojiName } from './emoji-names.js'
 
 export interface Awardable {
@@ -15,14 +16,28 @@ export interface Awardable {
 
 export type AwardRefusal = 'unknown_name' | 'taken' | 'own_vote'
 
-export type AwardResult = { ok: true; award: AwardEmojiRow } | { ok: false; refusal: AwardRefusal }
-
 /** The original's validation message of a refusal (`{:name=>[…]}`); null when it has none. */
 export function awardRefusalMessage(refusal: AwardRefusal): string | null {
   switch (refusal) {
     case 'unknown_name': return '{:name=>["is not included in the list"]}'
     case 'taken': return '{:name=>["has already been taken"]}'
     case 'own_vote': return null
+  }
+}
+
+function refusalAnswer(refusal: AwardRefusal): ApiError {
+  const errors = awardRefusalMessage(refusal)
+  return notFound(errors === null ? 'Award Emoji' : `Award Emoji ${errors}`)
+}
+
+/**
+ * An award the rules refuse, answered as the original's award API does (404 `Award Emoji
+ * {:name=>[…]}`); `refusal` lets other callers (an emoji posted as a note) answer in their own words.
+ */
+export class AwardRefused extends ApiError {
+  constructor(readonly refusal: AwardRefusal) {
+    const answer = refusalAnswer(refusal)
+    super(answer.statusCode, answer.body)
   }
 }
 
@@ -40,12 +55,13 @@ async function countVote(trx: Db, awardable: Awardable, name: string, delta: 1 |
     .execute()
 }
 
-export async function awardEmoji(db: Db, awardable: Awardable, userId: number, requestedName: string): Promise<AwardResult> {
+/** Awards the emoji as the user; AwardRefused when the rules refuse it. */
+export async function awardEmoji(db: Db, awardable: Awardable, userId: number, requestedName: string): Promise<AwardEmojiRow> {
   const name = canonicalEmojiName(requestedName)
-  if (name === null) return { ok: false, refusal: 'unknown_name' }
-  if (isVote(name) && awardable.authorId === userId) return { ok: false, refusal: 'own_vote' }
+  if (name === null) throw new AwardRefused('unknown_name')
+  if (isVote(name) && awardable.authorId === userId) throw new AwardRefused('own_vote')
   const now = Date.now()
-  return db.transaction().execute(async (trx): Promise<AwardResult> => {
+  return db.transaction().execute(async (trx) => {
     // The unique index decides a race between two identical awards.
     const award = await trx.insertInto('award_emoji').values({
       name, user_id: userId, awardable_type: awardable.type, awardable_id: awardable.id, created_at: now, updated_at: now,
@@ -53,9 +69,9 @@ export async function awardEmoji(db: Db, awardable: Awardable, userId: number, r
       .onConflict((oc) => oc.columns(['awardable_type', 'awardable_id', 'name', 'user_id']).doNothing())
       .returningAll()
       .executeTakeFirst()
-    if (award === undefined) return { ok: false, refusal: 'taken' }
+    if (award === undefined) throw new AwardRefused('taken')
     await countVote(trx, awardable, name, 1)
-    return { ok: true, award }
+    return award
   })
 }
 

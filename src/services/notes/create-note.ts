@@ -6,12 +6,14 @@
 //   into a discussion, and a reply to a resolved discussion is resolved too (it stays resolved).
 // Every user note moves its noteable's updated_at and user_notes_count and records a `commented`
 // event (target the note, target_title the noteable's title) in the same transaction; once committed,
-// the note is published to the activity listeners (webhooks, email).
+// the note is published to the activity listeners (webhooks, email). A refused note is the
+// original's 400 `400 (Bad request) "Note {:note=>[…]}" not given`.
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { AwardEmojiRow, NoteRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
-import { awardEmoji, awardRefusalMessage } from '../award-emoji/award-emoji.js'
+import { badRequestNotGiven } from '../../common/errors.js'
+import { AwardRefused, awardEmoji, awardRefusalMessage } from '../award-emoji/award-emoji.js'
 import { canonicalEmojiName } from '../award-emoji/emoji-names.js'
 import { recordEvent } from '../events/record-event.js'
 import { takesResolvableDiscussions, touchNoteable, type Noteable } from './noteable.js'
@@ -27,20 +29,32 @@ export interface NewNote {
   createdAt?: number
 }
 
-export type NoteResult =
+/** What posting a note made: the note, or the award its body asked for. */
+export type PostedNote =
   | { kind: 'note'; note: NoteRow }
   | { kind: 'award'; award: AwardEmojiRow }
-  /** `message` is the original's sentence for the refusal, e.g. `Note {:note=>["can't be blank"]}`. */
-  | { kind: 'refused'; message: string }
-
-/** What starting or replying to a discussion gives: never an award. */
-export type DiscussionNoteResult = Exclude<NoteResult, { kind: 'award' }>
 
 /** The original's validation messages for a body it refuses (`{:note=>[…]}`); null for a good one. */
 export function noteBodyErrors(body: string): string | null {
   if (body.trim() === '') return '{:note=>["can\'t be blank"]}'
   if (body.length > MAX_NOTE_LENGTH) return `{:note=>["is too long (maximum is ${MAX_NOTE_LENGTH} characters)"]}`
   return null
+}
+
+function checkNoteBody(body: string): void {
+  const errors = noteBodyErrors(body)
+  if (errors !== null) throw badRequestNotGiven(`Note ${errors}`)
+}
+
+/** Awards the emoji a note's body asked for; a refusal in the words of a refused note. */
+async function awardFromNote(db: Db, input: NewNote, emoji: string): Promise<AwardEmojiRow> {
+  const { noteable } = input
+  try {
+    return await awardEmoji(db, { type: noteable.type, id: noteable.id, authorId: noteable.authorId }, input.authorId, emoji)
+  } catch (err) {
+    if (!(err instanceof AwardRefused)) throw err
+    throw badRequestNotGiven(`Note ${awardRefusalMessage(err.refusal) ?? '{:name=>["cannot be awarded by its author"]}'}`)
+  }
 }
 
 /** The emoji a body consisting of one `:name:` alone awards; null for any other body. */
@@ -87,31 +101,24 @@ async function insertNote(trx: Db, input: NewNote, shape: NoteShape): Promise<No
 }
 
 /** Tells the activity listeners (webhooks, email) about a new user note. */
-async function published(ctx: AppContext, note: NoteRow): Promise<{ kind: 'note'; note: NoteRow }> {
+async function published(ctx: AppContext, note: NoteRow): Promise<NoteRow> {
   await ctx.activity.publish({ kind: 'note', projectId: note.project_id, noteId: note.id, userId: note.author_id }, ctx.log)
-  return { kind: 'note', note }
+  return note
 }
 
-export async function postNote(ctx: AppContext, input: NewNote): Promise<NoteResult> {
+export async function postNote(ctx: AppContext, input: NewNote): Promise<PostedNote> {
   const { db } = ctx
-  const errors = noteBodyErrors(input.body)
-  if (errors !== null) return { kind: 'refused', message: `Note ${errors}` }
+  checkNoteBody(input.body)
   const emoji = awardedEmoji(input.body)
-  if (emoji !== null) {
-    const { noteable } = input
-    const result = await awardEmoji(ctx.db, { type: noteable.type, id: noteable.id, authorId: noteable.authorId }, input.authorId, emoji)
-    if (result.ok) return { kind: 'award', award: result.award }
-    return { kind: 'refused', message: `Note ${awardRefusalMessage(result.refusal) ?? '{:name=>["cannot be awarded by its author"]}'}` }
-  }
+  if (emoji !== null) return { kind: 'award', award: await awardFromNote(db, input, emoji) }
   const note = await db.transaction().execute((trx) => insertNote(trx, input, {
     type: null, discussionId: newDiscussionId(), resolvable: false, resolvedBy: null,
   }))
-  return published(ctx, note)
+  return { kind: 'note', note: await published(ctx, note) }
 }
 
-export async function startDiscussion(ctx: AppContext, input: NewNote): Promise<DiscussionNoteResult> {
-  const errors = noteBodyErrors(input.body)
-  if (errors !== null) return { kind: 'refused', message: `Note ${errors}` }
+export async function startDiscussion(ctx: AppContext, input: NewNote): Promise<NoteRow> {
+  checkNoteBody(input.body)
   const note = await ctx.db.transaction().execute((trx) => insertNote(trx, input, {
     type: 'DiscussionNote', discussionId: newDiscussionId(), resolvable: takesResolvableDiscussions(input.noteable), resolvedBy: null,
   }))
@@ -125,13 +132,12 @@ function isResolved(notes: readonly NoteRow[]): boolean {
 }
 
 /** A reply to the discussion whose notes (oldest first) are `discussion`. */
-export async function replyToDiscussion(ctx: AppContext, input: NewNote, discussion: readonly NoteRow[]): Promise<DiscussionNoteResult> {
+export async function replyToDiscussion(ctx: AppContext, input: NewNote, discussion: readonly NoteRow[]): Promise<NoteRow> {
   const first = discussion[0]
   if (first === undefined || first.system === 1 || first.discussion_id === null) {
-    return { kind: 'refused', message: 'Discussion can not be replied to.' }
+    throw badRequestNotGiven('Discussion can not be replied to.')
   }
-  const errors = noteBodyErrors(input.body)
-  if (errors !== null) return { kind: 'refused', message: `Note ${errors}` }
+  checkNoteBody(input.body)
   const discussionId = first.discussion_id
   const resolvable = takesResolvableDiscussions(input.noteable)
   const note = await ctx.db.transaction().execute(async (trx) => {

@@ -2,14 +2,13 @@
 // the note's and its noteable's updated_at, as the original's Notes::UpdateService.
 import type { Db } from '../../db/index.js'
 import type { NoteRow } from '../../db/schema.js'
+import { badRequestNotGiven } from '../../common/errors.js'
 import { noteBodyErrors } from './create-note.js'
 import { touchNoteable, type Noteable } from './noteable.js'
 
-export type UpdateNoteResult = { ok: true; note: NoteRow } | { ok: false; message: string }
-
-export async function updateNote(db: Db, noteable: Noteable, note: NoteRow, body: string): Promise<UpdateNoteResult> {
+export async function updateNote(db: Db, noteable: Noteable, note: NoteRow, body: string): Promise<NoteRow> {
   const errors = noteBodyErrors(body)
-  if (errors !== null) return { ok: false, message: `Failed to save note ${errors}` }
+  if (errors !== null) throw badRequestNotGiven(`Failed to save note ${errors}`)
   const now = Date.now()
   const updated = await db.transaction().execute(async (trx) => {
     const row = await trx.updateTable('notes').set({ body, updated_at: now })
@@ -17,5 +16,5 @@ export async function updateNote(db: Db, noteable: Noteable, note: NoteRow, body
     await touchNoteable(trx, noteable, now)
     return row
   })
-  return { ok: true, note: updated }
+  return updated
 }
