@@ -42,15 +42,13 @@ function rowOptions(options: NoteableOptions) {
 export async function makeSnippet(
   t: TestApp, project: ProjectRow, author: TestUser, options: { title?: string; visibility?: Visibility; content?: string } = {},
 ): Promise<ProjectSnippetRow> {
-  const result = await createSnippet(t.ctx.db, project.id, author.user.id, {
+  return createSnippet(t.ctx.db, project.id, author.user.id, {
     title: options.title ?? 'A snippet',
     fileName: 'snippet.txt',
     content: options.content ?? 'hello\n',
     description: null,
     visibilityLevel: visibilityLevel(options.visibility ?? 'private'),
   })
-  if (!result.ok) throw new Error(JSON.stringify(result.errors))
-  return result.snippet
 }
 
 /** The path below /api/v4 of each kind of noteable, for tests run once per kind. */

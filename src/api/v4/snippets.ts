@@ -16,7 +16,7 @@ import { canAdminSnippet, canCreateSnippet, canReadSnippet } from '../../service
 import {
   createSnippet, deleteSnippet, updateSnippet, type ProjectSnippetRow, type SnippetFields,
 } from '../../services/snippets/snippets.js'
-import { ApiError, missingOneOf, notFound, validationFailed } from '../../common/errors.js'
+import { ApiError, missingOneOf, notFound } from '../../common/errors.js'
 import { authorize, loadProject, requireActor, type LoadedProject } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { paginate } from '../../common/pages.js'
@@ -96,16 +96,15 @@ const snippets: FastifyPluginAsyncTypebox = async (app) => {
     const { body } = req
     const content = body.code ?? body.content
     if (content === undefined) throw new ApiError(400, { error: 'code is missing' })
-    const result = await createSnippet(req.server.ingot.db, loaded.project.id, actor.user.id, {
+    const snippet = await createSnippet(req.server.ingot.db, loaded.project.id, actor.user.id, {
       title: body.title,
       fileName: body.file_name,
       content,
       description: body.description ?? null,
       ...(body.visibility === undefined ? {} : { visibilityLevel: visibilityLevel(body.visibility) }),
     })
-    if (!result.ok) throw validationFailed(result.errors)
     reply.code(201)
-    return presentOne(req, loaded, result.snippet)
+    return presentOne(req, loaded, snippet)
   })
 
   app.put(`${base}/:snippet_id`, {
@@ -122,9 +121,7 @@ const snippets: FastifyPluginAsyncTypebox = async (app) => {
     if (body.description !== undefined) changes.description = body.description
     if (body.visibility !== undefined) changes.visibilityLevel = visibilityLevel(body.visibility)
     if (Object.keys(changes).length === 0) throw missingOneOf('title', 'file_name', 'code', 'description', 'visibility')
-    const result = await updateSnippet(req.server.ingot.db, loaded.snippet, changes)
-    if (!result.ok) throw validationFailed(result.errors)
-    return presentOne(req, loaded, result.snippet)
+    return presentOne(req, loaded, await updateSnippet(req.server.ingot.db, loaded.snippet, changes))
   })
 
   app.delete(`${base}/:snippet_id`, {
