@@ -23,7 +23,7 @@ import { MAINTAINER, OWNER, REPORTER } from '../../policies/access-levels.js'
 import type { ProjectAbility } from '../../policies/project-policy.js'
 import { createBoard, deleteBoard, ensureDefaultBoard, updateBoard, type BoardChanges } from '../../services/boards/boards.js'
 import { createBoardList, deleteBoardList, moveBoardList } from '../../services/boards/board-lists.js'
-import { ApiError, missingOneOf, notFound } from '../../common/errors.js'
+import { missingOneOf, notFound } from '../../common/errors.js'
 import { authorizeGroupLevel, loadGroup, loadProjectFor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { IdParams, Pagination } from '../params.js'
@@ -82,8 +82,6 @@ const scopes: Record<'projects' | 'groups', BoardRoutes> = {
     entity: GroupBoard,
   },
 }
-
-const listCouldNotBeMoved = () => new ApiError(400, { message: { error: 'List could not be moved!' } })
 
 const boards: FastifyPluginAsyncTypebox = async (app) => {
   for (const [resource, { loader, entity }] of Object.entries(scopes)) {
@@ -192,7 +190,6 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
       const view = await findBoardList(db, board, req.params.list_id)
       if (view === null) throw notFound('List')
       const list = await moveBoardList(db, view.list, req.body.position)
-      if (list === null) throw listCouldNotBeMoved()
       return presentBoardList({ list, label: view.label })
     })
 

@@ -5,7 +5,7 @@
 import type { Db } from '../../db/index.js'
 import { isPostgres } from '../../db/dialect.js'
 import type { BoardListRow, BoardRow, LabelRow } from '../../db/schema.js'
-import { validationFailed } from '../../common/errors.js'
+import { ApiError, validationFailed } from '../../common/errors.js'
 
 async function lockBoard(trx: Db, boardId: number): Promise<void> {
   if (isPostgres(trx)) await trx.selectFrom('boards').select('id').where('id', '=', boardId).forUpdate().execute()
@@ -48,11 +48,14 @@ export async function createBoardList(db: Db, board: BoardRow, label: LabelRow):
 }
 
 /** Moves the list to `position` (0-based); null when the board has no such position. */
-export async function moveBoardList(db: Db, list: BoardListRow, position: number): Promise<BoardListRow | null> {
+/** The original's answer to a position outside the board's lists. */
+const listCouldNotBeMoved = () => new ApiError(400, { message: { error: 'List could not be moved!' } })
+
+export async function moveBoardList(db: Db, list: BoardListRow, position: number): Promise<BoardListRow> {
   return db.transaction().execute(async (trx) => {
     await lockBoard(trx, list.board_id)
     const lists = await labelLists(trx, list.board_id)
-    if (position < 0 || position >= lists.length || !lists.some((other) => other.id === list.id)) return null
+    if (position < 0 || position >= lists.length || !lists.some((other) => other.id === list.id)) throw listCouldNotBeMoved()
     const order = lists.map((other) => other.id).filter((id) => id !== list.id)
     order.splice(position, 0, list.id)
     await setPositions(trx, lists, order)

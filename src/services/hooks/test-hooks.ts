@@ -15,14 +15,14 @@ import {
 } from './payloads.js'
 import type { ProjectHookEvent } from './web-hooks.js'
 
-/** Why a test could not be sent; the original's sentence, answered as 422. */
-class NothingToSend extends Error {}
+/** Why a test could not be sent: the original's sentence, answered as 422. */
+const nothingToSend = (why: string) => apiError(422, why)
 
 async function pushSample(ctx: AppContext, ref: ProjectRef, user: UserRow): Promise<HookPayload> {
   const repo = ctx.repositories.open(ref.project.id)
   const branch = ref.project.default_branch
   const head = branch === null ? null : await repo.resolveCommit(`${BRANCH_PREFIX}${branch}`)
-  if (branch === null || head === null) throw new NothingToSend('Ensure the project has at least one commit.')
+  if (branch === null || head === null) throw nothingToSend('Ensure the project has at least one commit.')
   const commits = await repo.readCommits(await commitIdsPage(repo, historyFrom(head), 0, 3))
   return pushPayload(ctx, ref, user, {
     kind: 'push', before: commits[commits.length - 1]!.id, after: head, ref: `${BRANCH_PREFIX}${branch}`,
@@ -31,7 +31,7 @@ async function pushSample(ctx: AppContext, ref: ProjectRef, user: UserRow): Prom
 }
 
 async function wikiSample(ctx: AppContext, ref: ProjectRef, user: UserRow): Promise<HookPayload> {
-  const missing = new NothingToSend('Ensure the wiki is enabled and has pages.')
+  const missing = nothingToSend('Ensure the wiki is enabled and has pages.')
   const tip = ref.project.wiki_enabled === 1 ? await wikiTip(ctx.repositories, ref.project.id) : null
   if (tip === null) throw missing
   const wiki = ctx.repositories.openWiki(ref.project.id)
@@ -54,40 +54,34 @@ async function samplePayload(ctx: AppContext, ref: ProjectRef, user: UserRow, tr
     case 'confidential_issues_events': {
       const issue = await db.selectFrom('issues').select('id').where('project_id', '=', projectId).orderBy('id').limit(1).executeTakeFirst()
       const built = issue === undefined ? null : await issuePayload(ctx, { issueId: issue.id, userId: user.id, changes: {}, action: null })
-      if (built === null) throw new NothingToSend('Ensure the project has issues.')
+      if (built === null) throw nothingToSend('Ensure the project has issues.')
       return built.payload
     }
     case 'merge_requests_events': {
       const mr = await db.selectFrom('merge_requests').select('id').where('target_project_id', '=', projectId).orderBy('id').limit(1).executeTakeFirst()
       const payload = mr === undefined ? null : await mergeRequestPayload(ctx, { mergeRequestId: mr.id, userId: user.id, changes: {}, action: null })
-      if (payload === null) throw new NothingToSend('Ensure the project has merge requests.')
+      if (payload === null) throw nothingToSend('Ensure the project has merge requests.')
       return payload
     }
     case 'note_events': {
       const note = await db.selectFrom('notes').select('id').where('project_id', '=', projectId).orderBy('id').limit(1).executeTakeFirst()
       const built = note === undefined ? null : await notePayload(ctx, note.id, user.id)
-      if (built === null) throw new NothingToSend('Ensure the project has notes.')
+      if (built === null) throw nothingToSend('Ensure the project has notes.')
       return built.payload
     }
     case 'wiki_page_events':
       return wikiSample(ctx, ref, user)
     // No CI yet: a project never has jobs or pipelines to show.
     case 'job_events':
-      throw new NothingToSend('Ensure the project has CI jobs.')
+      throw nothingToSend('Ensure the project has CI jobs.')
     case 'pipeline_events':
-      throw new NothingToSend('Ensure the project has CI pipelines.')
+      throw nothingToSend('Ensure the project has CI pipelines.')
   }
 }
 
 /** Sends the sample of `trigger` to the project hook; 422 with the reason unless the receiver answered 2xx. */
 export async function testProjectHook(ctx: AppContext, hook: WebHookRow, ref: ProjectRef, user: UserRow, trigger: ProjectHookEvent): Promise<void> {
-  let payload: HookPayload
-  try {
-    payload = await samplePayload(ctx, ref, user, trigger)
-  } catch (err) {
-    if (err instanceof NothingToSend) throw apiError(422, err.message)
-    throw err
-  }
+  const payload = await samplePayload(ctx, ref, user, trigger)
   const response = await deliver(ctx, hook, HOOK_EVENT_HEADERS[trigger], payload).catch((err: unknown) => {
     if (err instanceof OutboundError) throw apiError(422, err.message)
     throw err
