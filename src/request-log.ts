@@ -1,8 +1,13 @@
 // One log line per request, written when it completes: method, path without the query string
-// (which may carry private_token), status and time. Fastify's own request lines are left out.
+// (which may carry private_token), status and time; the logger adds the request id. Fastify's own
+// request lines are left out.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 
 export class RequestLog extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: 'request_id' })
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
