@@ -15,6 +15,8 @@ export interface Config {
   rootPassword: string | null
   rootToken: string | null
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** `auto`: readable lines when standard output is a terminal, JSON lines elsewhere. */
+  logFormat: 'pretty' | 'json' | 'auto'
   /** Addresses and CIDR ranges (`127.0.0.0/8`, `::1`) that may read /-/metrics. */
   metricsAllow: readonly string[]
   /** How long one outgoing request (a webhook delivery) may take, connection to last byte. */
@@ -30,6 +32,7 @@ export class ConfigError extends Error {}
 type Env = Record<string, string | undefined>
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const LOG_FORMATS = ['pretty', 'json', 'auto'] as const
 
 export function loadConfig(env: Env = process.env): Config {
   const port = parsePort(env.INGOT_PORT)
@@ -49,6 +52,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`INGOT_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`)
   }
+  const logFormat = nonEmpty(env.INGOT_LOG_FORMAT) ?? 'auto'
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    throw new ConfigError(`INGOT_LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}, not "${logFormat}"`)
+  }
   const metricsAllow = parseAddressList('INGOT_METRICS_ALLOW', env.INGOT_METRICS_ALLOW, ['127.0.0.0/8', '::1'])
   const outboundTimeoutMs = Number(nonEmpty(env.INGOT_OUTBOUND_TIMEOUT_MS) ?? '10000')
   if (!Number.isInteger(outboundTimeoutMs) || outboundTimeoutMs < 1 || outboundTimeoutMs > 600_000) {
@@ -62,6 +69,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
+    logFormat: logFormat as Config['logFormat'],
     metricsAllow,
     outboundTimeoutMs,
     smtpUrl, emailFrom,
