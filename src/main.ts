@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `ingot` command: `web` serves the API (and works background jobs in-process), `worker` only
-// works jobs, `migrate` only brings the database schema up to date.
+// works jobs, `migrate` only brings the database schema up to date, `admin` runs an operator's
+// command on the database (cli/admin.ts).
 import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig, type Config } from './config.js'
@@ -8,6 +9,7 @@ import { openContext, type AppContext } from './context.js'
 import { buildApp } from './app.js'
 import { INITIAL_ROOT_PASSWORD_FILE, seedRoot } from './services/users/seed-root.js'
 import { createLogger, logFormatFor } from './logger.js'
+import { runAdmin } from './cli/admin.js'
 import { METRICS_PATH } from './api/metrics.js'
 
 const HELP = `Usage: ingot <command>
@@ -16,6 +18,8 @@ Commands:
   web       serve the REST API on INGOT_HOST:INGOT_PORT and work background jobs (default)
   worker    work background jobs only (next to web processes that share the database)
   migrate   bring the database schema up to date, then exit
+  admin     create users and tokens, set passwords, on the configured database
+            without a running server (ingot admin --help)
 
 Configuration comes from the environment; see docs/configuration.md:
   INGOT_PORT (8080)  INGOT_HOST (127.0.0.1)  INGOT_DATA_DIR (./data)
@@ -33,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP)
     return 0
   }
+  if (command === 'admin') return runAdmin(argv.slice(1))
   if (!['web', 'worker', 'migrate'].includes(command)) {
     process.stderr.write(`ingot: unknown command "${command}"\n\n${HELP}`)
     return 2
