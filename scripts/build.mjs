@@ -17,7 +17,8 @@ await build({
   // parses less at every start and holds a smaller source and fewer compiled functions.
   minifyWhitespace: true,
   minifySyntax: true,
-  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native'],
+  // pino-pretty is loaded only for a terminal (logger.ts): kept out, the JSON path never parses it.
+  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native', 'pino-pretty'],
   // Bundled CommonJS dependencies call require(); give the ES module bundle one.
   banner: { js: "import { createRequire as __ingotCreateRequire } from 'node:module'; const require = __ingotCreateRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -1,6 +1,6 @@
 // buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as clients
 // send them), authentication, the error handler that keeps every failure in the original's
-// shapes, health checks, /api/v4, and git over HTTP.
+// shapes, request ids, health checks and metrics, /api/v4, and git over HTTP.
 import { STATUS_CODES } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -13,6 +13,9 @@ import { lazySerializerFactory, lazyValidatorFactory } from './api/lazy-compiler
 import { registerAuthentication } from './auth/authenticate.js'
 import { databaseAnswers } from './db/index.js'
 import { RequestLog } from './request-log.js'
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js'
+import { Metrics } from './metrics/metrics.js'
+import metricsRoute from './api/metrics.js'
 import apiV4 from './api/v4/index.js'
 import uploads, { routeProjectUploadUrl } from './api/uploads.js'
 import gitHttp, { routeGitUrl } from './api/git-http.js'
@@ -32,9 +35,12 @@ const parseParams = (text: string) =>
   qs.parse(text, { depth: 3, arrayLimit: 200, parameterLimit: 2000, allowDots: false, duplicates: 'last' }) as Record<string, unknown>
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const metrics = new Metrics(ctx)
+  const requestLog = new RequestLog(metrics)
   const app = Fastify({
     loggerInstance: ctx.log,
-    logController: new RequestLog(),
+    logController: requestLog,
+    genReqId: requestIdOf,
     routerOptions: {
       ignoreTrailingSlash: true,
       maxParamLength: 4096,
@@ -44,9 +50,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     rewriteUrl: (req) => routeIntegrationsUrl(routeProjectPageUrl(routeProjectUploadUrl(routeGitUrl(req.url ?? '/')))),
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
-    frameworkErrors: (error, _req, reply: FastifyReply) => {
+    // (Such a request meets no hook and no route: it is given its id, logged and counted here.)
+    frameworkErrors: (error, req, reply: FastifyReply) => {
       const status = error.statusCode ?? 400
-      void reply.code(status).send({ message: `${status} ${STATUS_CODES[status] ?? 'Bad Request'}` })
+      reply.raw.once('finish', () => requestLog.requestCompleted(null, req, reply))
+      void reply.code(status).header(REQUEST_ID_HEADER, req.id).send({ message: `${status} ${STATUS_CODES[status] ?? 'Bad Request'}` })
     },
     schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory(), buildSerializer: lazySerializerFactory() } },
     ajv: {
@@ -81,6 +89,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   })
 
   // (Hooks on every request take a callback rather than returning a promise: it is cheaper.)
+  // Every answer names its request, so a client's report can be matched with our log lines.
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, req.id)
+    done()
+  })
   app.addHook('preValidation', (req, _reply, done) => {
     mergeWriteParameters(req)
     // No text the API stores or looks up may hold a NUL: PostgreSQL refuses it (a 500) where SQLite
@@ -102,6 +115,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const ok = await databaseAnswers(ctx.db)
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'failed', database: { status: ok ? 'ok' : 'failed' } })
   })
+  await app.register(metricsRoute, { metrics })
   await app.register(apiV4, { prefix: '/api/v4' })
   await app.register(uploads)
   await app.register(gitHttp)

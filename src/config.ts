@@ -1,5 +1,6 @@
 // Every INGOT_* setting, parsed and validated once at start. A bad value stops the process with a
 // message that names the variable; nothing else in the code reads process.env.
+import net from 'node:net'
 import path from 'node:path'
 
 export interface Config {
@@ -14,6 +15,10 @@ export interface Config {
   rootPassword: string | null
   rootToken: string | null
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** `auto`: readable lines when standard output is a terminal, JSON lines elsewhere. */
+  logFormat: 'pretty' | 'json' | 'auto'
+  /** Addresses and CIDR ranges (`127.0.0.0/8`, `::1`) that may read /-/metrics. */
+  metricsAllow: readonly string[]
   /** How long one outgoing request (a webhook delivery) may take, connection to last byte. */
   outboundTimeoutMs: number
   /** smtp:// or smtps:// URL of the outgoing mail server; null sends no email. */
@@ -27,6 +32,7 @@ export class ConfigError extends Error {}
 type Env = Record<string, string | undefined>
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const LOG_FORMATS = ['pretty', 'json', 'auto'] as const
 
 export function loadConfig(env: Env = process.env): Config {
   const port = parsePort(env.INGOT_PORT)
@@ -46,6 +52,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`INGOT_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`)
   }
+  const logFormat = nonEmpty(env.INGOT_LOG_FORMAT) ?? 'auto'
+  if (!(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    throw new ConfigError(`INGOT_LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}, not "${logFormat}"`)
+  }
+  const metricsAllow = parseAddressList('INGOT_METRICS_ALLOW', env.INGOT_METRICS_ALLOW, ['127.0.0.0/8', '::1'])
   const outboundTimeoutMs = Number(nonEmpty(env.INGOT_OUTBOUND_TIMEOUT_MS) ?? '10000')
   if (!Number.isInteger(outboundTimeoutMs) || outboundTimeoutMs < 1 || outboundTimeoutMs > 600_000) {
     throw new ConfigError('INGOT_OUTBOUND_TIMEOUT_MS must be a number of milliseconds from 1 to 600000')
@@ -58,6 +69,8 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
+    logFormat: logFormat as Config['logFormat'],
+    metricsAllow,
     outboundTimeoutMs,
     smtpUrl, emailFrom,
   }
@@ -122,4 +135,21 @@ function parseSmtpUrl(value: string | undefined): string | null {
   }
   if (url.hostname === '') throw new ConfigError('INGOT_SMTP_URL must name a host')
   return raw
+}
+
+/** A comma list of IP addresses and CIDR ranges (`10.0.0.0/8`, `2001:db8::/32`), each checked. */
+function parseAddressList(variable: string, value: string | undefined, fallback: readonly string[]): readonly string[] {
+  const raw = nonEmpty(value)
+  if (raw === null) return fallback
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+  if (entries.length === 0) throw new ConfigError(`${variable} must name at least one IP address or CIDR range`)
+  return entries.map((entry) => {
+    const [address = '', prefix, ...rest] = entry.split('/')
+    const family = net.isIP(address)
+    const maxPrefix = family === 4 ? 32 : 128
+    if (family === 0 || rest.length > 0 || (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > maxPrefix))) {
+      throw new ConfigError(`${variable} must be a comma list of IP addresses and CIDR ranges such as 10.0.0.0/8, not "${entry}"`)
+    }
+    return entry
+  })
 }

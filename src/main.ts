@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // The `ingot` command: `web` serves the API (and works background jobs in-process), `worker` only
-// works jobs, `migrate` only brings the database schema up to date.
+// works jobs, `migrate` only brings the database schema up to date, `admin` runs an operator's
+// command on the database (cli/admin.ts).
 import fs from 'node:fs'
 import path from 'node:path'
-import { pino } from 'pino'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { openContext, type AppContext } from './context.js'
 import { buildApp } from './app.js'
 import { INITIAL_ROOT_PASSWORD_FILE, seedRoot } from './services/users/seed-root.js'
+import { createLogger, logFormatFor } from './logger.js'
+import { runAdmin } from './cli/admin.js'
+import { METRICS_PATH } from './api/metrics.js'
 
 const HELP = `Usage: ingot <command>
 
@@ -15,11 +18,15 @@ Commands:
   web       serve the REST API on INGOT_HOST:INGOT_PORT and work background jobs (default)
   worker    work background jobs only (next to web processes that share the database)
   migrate   bring the database schema up to date, then exit
+  admin     create users and tokens, set passwords, on the configured database
+            without a running server (ingot admin --help)
 
 Configuration comes from the environment; see docs/configuration.md:
   INGOT_PORT (8080)  INGOT_HOST (127.0.0.1)  INGOT_DATA_DIR (./data)
   INGOT_DATABASE_URL (empty: SQLite in the data directory; postgres://… for PostgreSQL)
   INGOT_EXTERNAL_URL (http://localhost:PORT)  INGOT_LOG_LEVEL (info)
+  INGOT_LOG_FORMAT (auto: readable on a terminal, JSON lines elsewhere; pretty, json)
+  INGOT_METRICS_ALLOW (127.0.0.0/8,::1: who may read /-/metrics)
   INGOT_ROOT_PASSWORD, INGOT_ROOT_TOKEN (first start only: credentials of the admin "root")
   INGOT_SMTP_URL (unset: no email), INGOT_EMAIL_FROM, INGOT_OUTBOUND_TIMEOUT_MS (10000)
 `
@@ -30,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP)
     return 0
   }
+  if (command === 'admin') return runAdmin(argv.slice(1))
   if (!['web', 'worker', 'migrate'].includes(command)) {
     process.stderr.write(`ingot: unknown command "${command}"\n\n${HELP}`)
     return 2
@@ -44,7 +52,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err
   }
-  const log = pino({ level: config.logLevel })
+  const log = await createLogger(config)
   const ctx = await openContext(config, log)
   if (command === 'migrate') {
     await ctx.close()
@@ -60,7 +68,7 @@ async function main(argv: string[]): Promise<number> {
   const app = await buildApp(ctx)
   await app.listen({ port: config.port, host: config.host })
   await ctx.jobs.start()
-  process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n\n`)
+  process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
   await closeOnSignal(ctx, () => app.close())
   return 0
 }
@@ -72,6 +80,14 @@ function signInHint(config: Config): string {
     return `Sign in as "root" with the password in ${displayPath(passwordFile)}${token}`
   }
   return `Sign in as "root" with the password INGOT_ROOT_PASSWORD had on first start${token}`
+}
+
+/** Where the logs go and in which form, and where the metrics are: the banner's last lines. */
+function logsAndMetricsHint(config: Config): string {
+  const where = logFormatFor(config) === 'pretty'
+    ? 'readable lines on standard output (INGOT_LOG_FORMAT=json for JSON lines)'
+    : 'JSON lines on standard output (INGOT_LOG_FORMAT=pretty for readable lines)'
+  return `Logs: ${where}, level ${config.logLevel}\nMetrics: ${config.externalUrl}${METRICS_PATH} from ${config.metricsAllow.join(', ')}`
 }
 
 /** A path relative to the working directory when it lies inside it, else absolute. */

@@ -1,8 +1,14 @@
-// One log line per request, written when it completes: method, path without the query string
-// (which may carry private_token), status and time. Fastify's own request lines are left out.
+// What each request leaves behind when it completes: one log line (method, path without the query
+// string, which may carry private_token, status and time; the logger adds the request id) and its
+// observation in the request metrics. Fastify's own request lines are left out.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import { UNMATCHED_ROUTE, type Metrics } from './metrics/metrics.js'
 
 export class RequestLog extends LogController {
+  constructor(private readonly metrics: Metrics) {
+    super({ requestIdLogLabel: 'request_id' })
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -14,5 +20,9 @@ export class RequestLog extends LogController {
     }
     if (error) reply.log.error({ ...line, err: error }, 'request failed')
     else reply.log.info(line, 'request')
+    const { url, config } = request.routeOptions
+    if (config.metrics !== false) {
+      this.metrics.observeRequest(url ?? UNMATCHED_ROUTE, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    }
   }
 }

@@ -3,7 +3,7 @@
 // form (turned into epoch milliseconds) and `YYYY-MM-DD` dates.
 import { Type } from '@sinclair/typebox'
 import type { Ajv } from 'ajv'
-import { MAX_INTEGER } from '../db/values.js'
+import { MAX_INTEGER, isCalendarDate } from '../db/values.js'
 import { isUploadedFile, type UploadedFile } from '../common/uploaded-file.js'
 
 const TRUE_WORDS = new Set(['true', 't', '1', 'yes', 'y', 'on'])
@@ -56,9 +56,7 @@ export function addParamKeywords(ajv: Ajv): Ajv {
   ajv.addKeyword({
     keyword: 'x-date',
     schemaType: 'boolean',
-    validate: (_schema: boolean, data: unknown) =>
-      typeof data === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(data) && !Number.isNaN(Date.parse(`${data}T00:00:00Z`)) &&
-      new Date(`${data}T00:00:00Z`).toISOString().startsWith(data),
+    validate: (_schema: boolean, data: unknown) => typeof data === 'string' && isCalendarDate(data),
   })
   return ajv
 }

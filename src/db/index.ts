@@ -24,6 +24,23 @@ export interface DatabaseOptions {
   poolSize?: number
 }
 
+/** How busy a PostgreSQL connection pool is: connections open, idle among them, queries waiting for one. */
+export interface ConnectionPoolUse {
+  total: number
+  idle: number
+  waiting: number
+}
+
+/**
+ * The pool behind each PostgreSQL handle, for the metrics. SQLite has none: its one connection
+ * answers every query at once, in the process's own thread.
+ */
+const pools = new WeakMap<Db, () => ConnectionPoolUse>()
+
+export function connectionPoolUse(db: Db): ConnectionPoolUse | null {
+  return pools.get(db)?.() ?? null
+}
+
 const STATEMENT_CACHE_SIZE = 500
 
 // How long a read cache entry may serve (see read-cache.ts): within one process generations keep
@@ -80,7 +97,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   } as import('pg').CustomTypesConfig
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  return { db: withReadCaches(db, { ttlMs: POSTGRES_CACHE_TTL_MS, concurrentReads: true }), dialect: 'postgres', close: () => db.destroy() }
+  const cached = withReadCaches(db, { ttlMs: POSTGRES_CACHE_TTL_MS, concurrentReads: true })
+  pools.set(cached, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }))
+  return { db: cached, dialect: 'postgres', close: () => db.destroy() }
 }
 
 /** Brings the schema up to date; safe to run at every start and from several processes. */

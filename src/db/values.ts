@@ -45,6 +45,11 @@ export function today(now: number = Date.now()): string {
   return todayCache.date
 }
 
+/** True for a `YYYY-MM-DD` date that is on the calendar (not 2024-02-30). */
+export function isCalendarDate(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(startOfDate(text)) && isoDateOf(startOfDate(text)) === text
+}
+
 /** Midnight UTC at the start of a `YYYY-MM-DD` date, as epoch milliseconds. */
 export function startOfDate(date: string): number {
   return Date.parse(`${date}T00:00:00.000Z`)

@@ -6,6 +6,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import os from 'node:os'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
+import { countGitProcess } from './processes.js'
 
 export class GitError extends Error {
   constructor(readonly args: readonly string[], readonly exitCode: number | null, readonly stderr: string) {
@@ -49,6 +50,7 @@ export function runGitBuffer(args: readonly string[], options: RunGitOptions = {
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       timeout: options.timeoutMs ?? 60_000,
     })
+    countGitProcess(child, args)
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout?.on('data', (chunk: Buffer) => out.push(chunk))
@@ -85,6 +87,7 @@ export function spawnGit(args: readonly string[], options: Omit<RunGitOptions, '
     stdio: ['pipe', 'pipe', 'pipe', ...extra],
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   }) as GitProcess
+  countGitProcess(child, args)
   const err: Buffer[] = []
   child.stderr.on('data', (chunk: Buffer) => { if (err.length < 64) err.push(chunk) })
   return { child, args: fullArgs, stderrText: () => Buffer.concat(err).toString('utf8') }

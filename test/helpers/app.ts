@@ -5,7 +5,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { pino } from 'pino'
 import { loadConfig } from '../../src/config.js'
@@ -77,6 +77,8 @@ export interface TestAppOptions {
    * as production databases often have) instead of the server's default; ignored on SQLite.
    */
   icuLocale?: string
+  /** The app's logger; by default one at INGOT_TEST_LOG_LEVEL (silent). */
+  log?: FastifyBaseLogger
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -91,7 +93,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     INGOT_ROOT_TOKEN: ROOT_TOKEN,
     ...options.env,
   })
-  const log = pino({ level: process.env.INGOT_TEST_LOG_LEVEL ?? 'silent' })
+  const log = options.log ?? pino({ level: process.env.INGOT_TEST_LOG_LEVEL ?? 'silent' })
   const ctx = await openContext(config, log)
   await seedRoot(ctx)
   const app = await buildApp(ctx)
