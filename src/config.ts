@@ -22,6 +22,8 @@ export interface Config {
   emailFrom: string
   /** How many background jobs one process works at once, across kinds (each kind has its own cap too). */
   jobConcurrency: number
+  /** Whether `ingot web` works background jobs too (`--no-jobs` turns it off for one process). */
+  webJobs: boolean
   /** On SIGTERM/SIGINT, how long running jobs may take to finish before they are handed back to the queue. */
   shutdownTimeoutMs: number
 }
@@ -60,13 +62,14 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`INGOT_EMAIL_FROM must be an email address such as "Ingot <ingot@example.com>", not "${emailFrom}"`)
   }
   const jobConcurrency = parseInteger(env, 'INGOT_JOB_CONCURRENCY', { fallback: 4, min: 1, max: 256, unit: 'number of jobs' })
+  const webJobs = parseBoolean(env, 'INGOT_WEB_JOBS', true)
   const shutdownTimeoutMs = parseInteger(env, 'INGOT_SHUTDOWN_TIMEOUT_MS', { fallback: 30_000, min: 0, max: 3_600_000, unit: 'number of milliseconds' })
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
     outboundTimeoutMs,
     smtpUrl, emailFrom,
-    jobConcurrency, shutdownTimeoutMs,
+    jobConcurrency, webJobs, shutdownTimeoutMs,
   }
 }
 
@@ -82,6 +85,14 @@ function parseInteger(env: Env, name: string, rule: { fallback: number; min: num
     throw new ConfigError(`${name} must be a ${rule.unit} from ${rule.min} to ${rule.max}, not "${raw}"`)
   }
   return value
+}
+
+function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = nonEmpty(env[name])?.toLowerCase() ?? null
+  if (raw === null) return fallback
+  if (raw === 'true' || raw === '1') return true
+  if (raw === 'false' || raw === '0') return false
+  throw new ConfigError(`${name} must be true or false, not "${raw}"`)
 }
 
 function parsePort(value: string | undefined): number {
