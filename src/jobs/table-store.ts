@@ -8,8 +8,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
+import type { ExpressionBuilder } from 'kysely'
 import type { Db } from '../db/index.js'
-import type { JobRow } from '../db/schema.js'
+import type { Database, JobRow } from '../db/schema.js'
 import { nextCronTime, recentCronTime, retryDelay, type AnyJobKind } from './kind.js'
 import type { ClaimedJob, DueKinds, EnqueueRequest, JobCount, JobListFilter, JobState, JobStore, JobSummary } from './store.js'
 
@@ -36,20 +37,29 @@ const storedKey = (kind: string, key: string) => `${kind}:${key}`
 /** The key of a recurring kind's scheduled run. */
 const RECURRING = 'recurring'
 
+/** The job has no exclusive key, or no other running job (whose lease holds) has it. */
+function exclusiveKeyFree(eb: ExpressionBuilder<Database, 'jobs'>, now: number) {
+  return eb.or([
+    eb('exclusive_key', 'is', null),
+    eb.not(eb.exists(eb.selectFrom('jobs as other').select('other.id')
+      .whereRef('other.exclusive_key', '=', 'jobs.exclusive_key')
+      .where('other.state', '=', 'running').where('other.lease_until', '>=', now)
+      .whereRef('other.id', '<>', 'jobs.id'))),
+  ])
+}
+
 export class TableJobStore implements JobStore {
   readonly renewEveryMs: number
   private readonly processTag = `${os.hostname()}:${process.pid}`
   private watcher: fs.FSWatcher | null = null
   private maintenance: NodeJS.Timeout | null = null
   private touchPending = false
+  private readonly db: Db
 
   constructor(private readonly options: TableStoreOptions) {
+    this.db = options.db
     this.renewEveryMs = Math.max(10, Math.floor(options.leaseMs / 3))
     fs.writeFileSync(options.wakeFile, '', { flag: 'a' })
-  }
-
-  private get db(): Db {
-    return this.options.db
   }
 
   async enqueue(request: EnqueueRequest): Promise<string | null> {
@@ -124,13 +134,7 @@ export class TableJobStore implements JobStore {
         eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
         eb.and([eb('state', '=', 'waiting'), eb('run_at', '<=', now)]),
       ]))
-      .where((eb) => eb.or([
-        eb('exclusive_key', 'is', null),
-        eb.not(eb.exists(eb.selectFrom('jobs as other').select('other.id')
-          .whereRef('other.exclusive_key', '=', 'jobs.exclusive_key')
-          .where('other.state', '=', 'running').where('other.lease_until', '>=', now)
-          .whereRef('other.id', '<>', 'jobs.id'))),
-      ]))
+      .where((eb) => exclusiveKeyFree(eb, now))
       .orderBy('run_at').orderBy('id').limit(limit).execute()
     const claimed: ClaimedJob[] = []
     for (const candidate of candidates) {
@@ -167,13 +171,7 @@ export class TableJobStore implements JobStore {
       }))
       .where('id', '=', candidate.id).where('state', '=', candidate.state).where('attempts', '=', candidate.attempts)
       .where((eb) => eb.or([eb('state', '=', 'waiting'), eb('lease_until', '<', now)]))
-      .where((eb) => eb.or([
-        eb('exclusive_key', 'is', null),
-        eb.not(eb.exists(eb.selectFrom('jobs as other').select('other.id')
-          .whereRef('other.exclusive_key', '=', 'jobs.exclusive_key')
-          .where('other.state', '=', 'running').where('other.lease_until', '>=', now)
-          .whereRef('other.id', '<>', 'jobs.id'))),
-      ]))
+      .where((eb) => exclusiveKeyFree(eb, now))
       .returning(['attempts', 'max_attempts'])
       .executeTakeFirst()
     const recurring = kind.cron !== undefined && candidate.unique_key === storedKey(kind.name, RECURRING) ? kind.cron : null
@@ -181,7 +179,10 @@ export class TableJobStore implements JobStore {
     // that no process starting meanwhile books a second run of the same time.
     const taken = recurring === null ? await take(this.db) : await this.db.transaction().execute(async (trx) => {
       const row = await take(trx)
-      if (row !== undefined) await trx.insertInto('jobs').values(this.rowOf({ kind, payload: null, uniqueKey: RECURRING, runAt: nextCronTime(recurring, now), requestId: null }, now)).execute()
+      if (row !== undefined) {
+        const next = { kind, payload: null, uniqueKey: RECURRING, runAt: nextCronTime(recurring, now), requestId: null }
+        await trx.insertInto('jobs').values(this.rowOf(next, now)).execute()
+      }
       return row
     })
     if (taken === undefined) return null
@@ -199,10 +200,11 @@ export class TableJobStore implements JobStore {
     const now = Date.now()
     const dead = job.attempt >= job.attempts
     const kind = this.options.kinds.find((known) => known.name === job.kind)
+    const retryAt = now + (kind === undefined ? 0 : retryDelay(kind, job.attempt))
     await this.db.updateTable('jobs')
       .set(dead
         ? { state: 'dead', finished_at: now, lease_until: null, claim: null, last_error: error }
-        : { state: 'waiting', run_at: now + (kind === undefined ? 0 : retryDelay(kind, job.attempt)), lease_until: null, claim: null, last_error: error })
+        : { state: 'waiting', run_at: retryAt, lease_until: null, claim: null, last_error: error })
       .where('id', '=', Number(job.id)).where('claim', '=', job.claim)
       .execute()
     return dead ? 'dead' : 'retry'
