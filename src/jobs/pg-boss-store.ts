@@ -29,6 +29,7 @@ export interface PgBossStoreOptions {
 
 const SCHEMA = 'pgboss'
 const WAKE_CHANNEL = 'ingot_jobs'
+const QUEUES_LOCK = 'ingot: pg-boss queues'
 /** pg-boss's own queues (cron) share its tables; they are none of ours to count or list. */
 const OURS = `NOT starts_with(name, '__pgboss__')`
 /** A waiting job is dropped after this long without running; dead jobs are kept as long. */
@@ -94,9 +95,29 @@ export class PgBossStore implements JobStore {
     }
   }
 
-  /** One queue per kind, brought in line with the kind's definition when that changed. */
+  /**
+   * One queue per kind, brought in line with the kind's definition when that changed. Creating
+   * queues at once from several processes deadlocks inside pg-boss (each attaches a partition to
+   * its job table), so that is done under an advisory lock of ours.
+   */
   private async createQueues(): Promise<void> {
+    if ((await this.queueChanges()).length === 0) return
+    const client = await this.pool.connect()
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [QUEUES_LOCK])
+      for (const { queue, wanted } of await this.queueChanges()) {
+        if (queue === undefined) await this.boss.createQueue(wanted.name, wanted)
+        else await this.boss.updateQueue(wanted.name, wanted)
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [QUEUES_LOCK]).finally(() => client.release())
+    }
+  }
+
+  /** The kinds whose queue is missing or set otherwise than the kind says. */
+  private async queueChanges(): Promise<{ queue: PgBoss.QueueResult | undefined; wanted: PgBoss.Queue & { name: string } }[]> {
     const existing = new Map((await this.boss.getQueues()).map((queue) => [queue.name, queue]))
+    const changes = []
     for (const kind of this.kinds.values()) {
       const wanted = {
         name: kind.name,
@@ -108,12 +129,11 @@ export class PgBossStore implements JobStore {
         retentionMinutes: RETENTION_DAYS * 24 * 60,
       }
       const queue = existing.get(kind.name)
-      if (queue === undefined) {
-        await this.boss.createQueue(kind.name, wanted)
-      } else if ((Object.keys(wanted) as (keyof typeof wanted)[]).some((key) => queue[key] !== wanted[key])) {
-        await this.boss.updateQueue(kind.name, wanted)
+      if (queue === undefined || (Object.keys(wanted) as (keyof typeof wanted)[]).some((key) => queue[key] !== wanted[key])) {
+        changes.push({ queue, wanted })
       }
     }
+    return changes
   }
 
   /**

@@ -312,6 +312,15 @@ describe('job queue', () => {
     assert.deepEqual(ran.sort(), ['quick', 'quick', 'slow'])
   })
 
+  it('opens at once from several processes, each kind set up once (on PostgreSQL, a pg-boss queue)', async () => {
+    const kinds = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'].map((name) => defineJobKind<null>({
+      name: `test_opening.${name}`, attempts: 1, timeLimitMs: 1_000, concurrency: 1, async run() {},
+    }))
+    const opened = await Promise.all([open(kinds), open(kinds), open(kinds)])
+    for (const [index, queue] of opened.entries()) assert.notEqual(await queue.enqueue(kinds[index]!, null), null)
+    assert.equal(await opened[0]!.runDue(), 3)
+  })
+
   describe('in child processes', () => {
     const worker = path.resolve('test/jobs/worker-process.ts')
     const children: ChildProcess[] = []
