@@ -139,6 +139,7 @@ export class PgBossStore implements JobStore {
   /**
    * Jobs left waiting in our own `jobs` table (where every job was kept before pg-boss) move into
    * pg-boss in one transaction, so that several processes starting at once move each job once.
+   * They start afresh there: attempts made before are not carried over.
    */
   private async adoptTableJobs(): Promise<void> {
     const client = await this.pool.connect()
@@ -149,8 +150,10 @@ export class PgBossStore implements JobStore {
         [[...this.kinds.keys()]],
       )
       for (const row of rows) {
+        // The table holds keys prefixed with their kind (table-store.ts); pg-boss keys them per queue.
+        const uniqueKey = row.unique_key?.slice(row.kind.length + 1) ?? null
         await this.send({
-          kind: this.kinds.get(row.kind)!, payload: JSON.parse(row.payload) as unknown, uniqueKey: row.unique_key,
+          kind: this.kinds.get(row.kind)!, payload: JSON.parse(row.payload) as unknown, uniqueKey,
           runAt: Number(row.run_at), requestId: row.request_id,
         }, dbOf(client))
       }
