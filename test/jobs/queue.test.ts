@@ -12,6 +12,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { gate, openTestQueue, until } from '../helpers/jobs.js'
+import { runGit, spawnGit } from '../../src/git/command.js'
 import { defineJobKind, type RunningJob } from '../../src/jobs/kind.js'
 import type { JobQueue } from '../../src/jobs/queue.js'
 import type { JobOutcome } from '../../src/jobs/runner.js'
@@ -92,7 +93,7 @@ describe('job queue', () => {
     await until(async () => {
       const next = [...waiting.values()].find((resolvers) => resolvers.length > 0)
       if (next !== undefined) next.shift()!()
-      return next === undefined && (await queue.counts()).filter((count) => count.kind.startsWith('test.')).length === 0
+      return next === undefined && (await queue.counts()).filter((count) => [FLOOD, CAPPED, LATE].some((kind) => kind.name === count.kind)).length === 0
     }, 'every job done')
     assert.deepEqual([mostInAll, most.get(CAPPED.name), most.get(LATE.name)], [4, 1, 1])
     await queue.stop()
@@ -149,7 +150,7 @@ describe('job queue', () => {
     assert.ok(waiting!.runAt >= Date.now() + 500, 'the retry waits its delay')
 
     assert.equal(await queue.runDue(Date.now() + 60_000), 1)
-    const [dead] = await queue.list({ state: 'dead' })
+    const [dead] = await queue.list({ kind: SLOW.name, state: 'dead' })
     assert.deepEqual(
       [dead?.id, dead?.kind, dead?.payload, dead?.attempts, dead?.maxAttempts, dead?.requestId],
       [id, SLOW.name, { n: 1 }, 2, 2, 'req-42'],
@@ -173,13 +174,47 @@ describe('job queue', () => {
     await queue.enqueueMany(SLOW, [{ n: 2 }, { n: 3 }])
     await queue.runDue(Date.now() + 60_000)
     await queue.runDue(Date.now() + 60_000)
-    assert.equal((await queue.list({ state: 'dead' })).length, 2)
+    assert.equal((await queue.list({ kind: SLOW.name, state: 'dead' })).length, 2)
     assert.ok((await queue.oldestDueAgeMs()) === null)
     succeed = true
     assert.equal(await queue.retryAllDead(), 2)
     assert.ok((await queue.oldestDueAgeMs())! >= 0)
     assert.equal(await queue.runDue(), 2)
     assert.deepEqual((await queue.counts()).filter((count) => count.kind === SLOW.name), [])
+  })
+
+  it('kills the git command of an attempt past its time limit; gives up on a handler that ignores the abort', async () => {
+    const gitDir = path.join(t.ctx.config.dataDir, 'time-limit.git')
+    await runGit(['init', '--bare', '-q', gitDir])
+    const exits: (string | null)[] = []
+    const GIT_FOREVER = defineJobKind<null>({
+      name: 'test.git_forever', attempts: 1, timeLimitMs: 300, concurrency: 1,
+      async run(_ctx, _payload, job) {
+        // cat-file --batch reads its standard input, which stays open: it never ends by itself.
+        const { child } = spawnGit(['cat-file', '--batch'], { gitDir, signal: job.signal })
+        child.on('error', () => {})
+        exits.push(await new Promise<string | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal))))
+        throw new Error('git stopped')
+      },
+    })
+    const DEAF = defineJobKind<null>({
+      name: 'test.deaf', attempts: 1, timeLimitMs: 200, concurrency: 1,
+      run: () => new Promise(() => {}),
+    })
+    const queue = await open([GIT_FOREVER, DEAF])
+    await queue.enqueue(GIT_FOREVER, null)
+    assert.equal(await queue.runDue(), 1)
+    assert.deepEqual(exits, ['SIGTERM'])
+    const [killed] = await queue.list({ kind: GIT_FOREVER.name, state: 'dead' })
+    assert.match(killed?.lastError ?? '', /time limit of 300 ms/)
+
+    await queue.enqueue(DEAF, null)
+    const started = Date.now()
+    assert.equal(await queue.runDue(), 1)
+    const took = Date.now() - started
+    assert.ok(took >= 5_000 && took < 10_000, `given up after ${took} ms`)
+    const [deaf] = await queue.list({ kind: DEAF.name, state: 'dead' })
+    assert.match(deaf?.lastError ?? '', /time limit of 200 ms/)
   })
 
   it('keeps a running job to its runner past its lease: another runner does not take it', async () => {
@@ -236,7 +271,7 @@ describe('job queue', () => {
     await until(() => running.includes('a2'), 'a2 running once a1 is done')
     gates.get('a2')!.open()
     gates.get('b1')!.open()
-    await until(async () => (await queue.counts()).length === 0, 'every job done')
+    await until(async () => (await queue.list({ kind: EXCLUSIVE.name })).length === 0, 'every job done')
     assert.deepEqual(ran, ['a1', 'b1', 'a2'])
     await queue.stop()
   })
@@ -379,11 +414,11 @@ describe('job queue', () => {
       }
       const survivor = startWorker(env)
       await survivor.ready
-      await until(async () => (await queue.list({ state: 'dead' })).length === 1, 'the job dead', 30_000)
+      await until(async () => (await queue.list({ kind: SELF_KILLING_JOB.name, state: 'dead' })).length === 1, 'the job dead', 30_000)
       survivor.child.kill('SIGTERM')
       assert.equal(await survivor.exited, 0)
       assert.deepEqual(survivor.lines.filter((line) => line.startsWith('started ')), [], 'the third process did not run it')
-      const [dead] = await queue.list({ state: 'dead' })
+      const [dead] = await queue.list({ kind: SELF_KILLING_JOB.name, state: 'dead' })
       assert.deepEqual([dead?.id, dead?.attempts], [id, 2])
       assert.match(dead?.lastError ?? '', /lease|timeout/)
     })
