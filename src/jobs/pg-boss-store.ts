@@ -210,17 +210,19 @@ export class PgBossStore implements JobStore {
   }
 
   async dueKinds(kinds: readonly string[]): Promise<DueKinds> {
-    const { rows } = await this.pool.query<{ name: string; oldest_due: Date | null; next_at: Date | null }>(`
-      SELECT name,
-        min(created_on) FILTER (WHERE start_after < now()) AS oldest_due,
-        min(start_after) FILTER (WHERE start_after >= now()) AS next_at
-      FROM ${SCHEMA}.job WHERE name = ANY($1) AND state < 'active'
-      GROUP BY name`, [kinds])
-    const due = rows.filter((row) => row.oldest_due !== null)
-      .sort((a, b) => a.oldest_due!.getTime() - b.oldest_due!.getTime()).map((row) => row.name)
-    const later = rows.map((row) => row.next_at?.getTime() ?? Infinity)
-    const nextAt = Math.min(...later)
-    return { due, nextAt: Number.isFinite(nextAt) ? nextAt : null }
+    // Per kind, the earliest waiting job: one look into pg-boss's fetch index, however many wait.
+    // Asked after every job: prepared (named), so that it is planned once per connection.
+    const { rows } = await this.pool.query<{ name: string; at: Date; due: boolean }>({
+      name: 'ingot_jobs_due_kinds',
+      text: `SELECT kind.name, earliest.at, earliest.at < now() AS due
+        FROM unnest($1::text[]) AS kind(name)
+        CROSS JOIN LATERAL (SELECT min(start_after) AS at FROM ${SCHEMA}.job WHERE name = kind.name AND state < 'active') earliest
+        WHERE earliest.at IS NOT NULL`,
+      values: [kinds],
+    })
+    const due = rows.filter((row) => row.due).sort((a, b) => a.at.getTime() - b.at.getTime()).map((row) => row.name)
+    const later = rows.filter((row) => !row.due).map((row) => row.at.getTime())
+    return { due, nextAt: later.length === 0 ? null : Math.min(...later) }
   }
 
   async claim(kind: AnyJobKind, limit: number): Promise<ClaimedJob[]> {

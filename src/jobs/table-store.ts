@@ -107,17 +107,21 @@ export class TableJobStore implements JobStore {
   async dueKinds(kinds: readonly string[]): Promise<DueKinds> {
     if (kinds.length === 0) return { due: [], nextAt: null }
     const now = Date.now()
-    const [waiting, expired] = await Promise.all([
-      this.db.selectFrom('jobs').select(['kind', (eb) => eb.fn.min('run_at').as('at')])
-        .where('state', '=', 'waiting').where('kind', 'in', kinds).groupBy('kind').execute(),
+    // One index lookup per kind, however many jobs wait.
+    const [earliest, expired] = await Promise.all([
+      Promise.all(kinds.map(async (kind) => {
+        const row = await this.db.selectFrom('jobs').select((eb) => eb.fn.min('run_at').as('at'))
+          .where('state', '=', 'waiting').where('kind', '=', kind).executeTakeFirst()
+        return { kind, at: row?.at === null || row?.at === undefined ? null : Number(row.at) }
+      })),
       this.db.selectFrom('jobs').select('kind').distinct()
         .where('state', '=', 'running').where('lease_until', '<', now).where('kind', 'in', kinds).execute(),
     ])
     const dueAt = new Map<string, number>()
     let nextAt: number | null = null
-    for (const row of waiting) {
-      const at = Number(row.at)
-      if (at <= now) dueAt.set(row.kind, at)
+    for (const { kind, at } of earliest) {
+      if (at === null) continue
+      if (at <= now) dueAt.set(kind, at)
       else nextAt = nextAt === null ? at : Math.min(nextAt, at)
     }
     for (const row of expired) dueAt.set(row.kind, Math.min(dueAt.get(row.kind) ?? now, now))
@@ -127,15 +131,17 @@ export class TableJobStore implements JobStore {
 
   async claim(kind: AnyJobKind, limit: number): Promise<ClaimedJob[]> {
     const now = Date.now()
-    // Due jobs and jobs whose process died; none whose exclusive key is held by a running one.
-    const candidates: JobRow[] = await this.db.selectFrom('jobs').selectAll()
-      .where('kind', '=', kind.name)
-      .where((eb) => eb.or([
-        eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
-        eb.and([eb('state', '=', 'waiting'), eb('run_at', '<=', now)]),
-      ]))
+    // Jobs whose process died, then due ones, each in index order; none whose exclusive key is
+    // held by a running job.
+    const abandoned: JobRow[] = await this.db.selectFrom('jobs').selectAll()
+      .where('state', '=', 'running').where('lease_until', '<', now).where('kind', '=', kind.name)
       .where((eb) => exclusiveKeyFree(eb, now))
-      .orderBy('run_at').orderBy('id').limit(limit).execute()
+      .orderBy('lease_until').limit(limit).execute()
+    const due: JobRow[] = abandoned.length === limit ? [] : await this.db.selectFrom('jobs').selectAll()
+      .where('state', '=', 'waiting').where('kind', '=', kind.name).where('run_at', '<=', now)
+      .where((eb) => exclusiveKeyFree(eb, now))
+      .orderBy('run_at').orderBy('id').limit(limit - abandoned.length).execute()
+    const candidates = [...abandoned, ...due]
     const claimed: ClaimedJob[] = []
     for (const candidate of candidates) {
       // Attempts are checked here, not only on failure: a job that hangs or kills its process
