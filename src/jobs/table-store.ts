@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import type { ExpressionBuilder } from 'kysely'
+import { sql, type ExpressionBuilder } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { Database, JobRow } from '../db/schema.js'
 import { nextCronTime, recentCronTime, retryDelay, type AnyJobKind } from './kind.js'
@@ -107,19 +107,16 @@ export class TableJobStore implements JobStore {
   async dueKinds(kinds: readonly string[]): Promise<DueKinds> {
     if (kinds.length === 0) return { due: [], nextAt: null }
     const now = Date.now()
-    // One index lookup per kind, however many jobs wait.
-    const [earliest, expired] = await Promise.all([
-      Promise.all(kinds.map(async (kind) => {
-        const row = await this.db.selectFrom('jobs').select((eb) => eb.fn.min('run_at').as('at'))
-          .where('state', '=', 'waiting').where('kind', '=', kind).executeTakeFirst()
-        return { kind, at: row?.at === null || row?.at === undefined ? null : Number(row.at) }
-      })),
-      this.db.selectFrom('jobs').select('kind').distinct()
-        .where('state', '=', 'running').where('lease_until', '<', now).where('kind', 'in', kinds).execute(),
-    ])
+    // Per kind, its earliest waiting job: one index lookup each, however many jobs wait.
+    const earliest = await sql<{ kind: string; at: number | null }>`
+      with wanted(kind) as (values ${sql.join(kinds.map((kind) => sql`(${kind})`))})
+      select wanted.kind, (select min(run_at) from jobs where jobs.state = 'waiting' and jobs.kind = wanted.kind) as at
+      from wanted`.execute(this.db)
+    const expired = await this.db.selectFrom('jobs').select('kind').distinct()
+      .where('state', '=', 'running').where('lease_until', '<', now).where('kind', 'in', kinds).execute()
     const dueAt = new Map<string, number>()
     let nextAt: number | null = null
-    for (const { kind, at } of earliest) {
+    for (const { kind, at } of earliest.rows) {
       if (at === null) continue
       if (at <= now) dueAt.set(kind, at)
       else nextAt = nextAt === null ? at : Math.min(nextAt, at)
