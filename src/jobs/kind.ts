@@ -60,7 +60,7 @@ export type AnyJobKind = JobKind<unknown>
 
 const NAME = /^[a-z][a-z_]*\.[a-z][a-z_]*$/
 /** pg-boss expires a job after at most a day; the longest time limit leaves room for the lease margin. */
-export const LONGEST_TIME_LIMIT_MS = 23 * 60 * 60 * 1000
+const LONGEST_TIME_LIMIT_MS = 23 * 60 * 60 * 1000
 const DEFAULT_RETRY_DELAY_MS = 10_000
 
 export function defineJobKind<P>(definition: JobKindDefinition<P>): JobKind<P> {

@@ -13,6 +13,10 @@ import { JobRunner, type JobObserver } from './runner.js'
 import type { EnqueueRequest, JobCount, JobListFilter, JobStore, JobSummary } from './store.js'
 import { TableJobStore } from './table-store.js'
 
+// What callers (metrics, the admin command) see of jobs, from one place.
+export type { JobObserver, JobOutcome } from './runner.js'
+export type { JobCount, JobListFilter, JobState, JobSummary } from './store.js'
+
 export interface EnqueueOptions {
   /**
    * While a job of the kind with this key waits to run, enqueuing another one does nothing; once it

@@ -14,8 +14,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { gate, openTestQueue, until } from '../helpers/jobs.js'
 import { runGit, spawnGit } from '../../src/git/command.js'
 import { defineJobKind, type RunningJob } from '../../src/jobs/kind.js'
-import type { JobQueue } from '../../src/jobs/queue.js'
-import type { JobOutcome } from '../../src/jobs/runner.js'
+import type { JobOutcome, JobQueue } from '../../src/jobs/queue.js'
 import { COUNTED_JOB, SELF_KILLING_JOB } from './process-kinds.js'
 
 describe('job queue', () => {
