@@ -25,6 +25,12 @@ export interface Config {
   smtpUrl: string | null
   /** The From of every email Ingot sends. */
   emailFrom: string
+  /** How many background jobs one process works at once, across kinds (each kind has its own cap too). */
+  jobConcurrency: number
+  /** Whether `ingot web` works background jobs too (`--no-jobs` turns it off for one process). */
+  webJobs: boolean
+  /** On SIGTERM/SIGINT, how long running jobs may take to finish before they are handed back to the queue. */
+  shutdownTimeoutMs: number
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +72,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (/[\r\n]/.test(emailFrom) || !/@/.test(emailFrom)) {
     throw new ConfigError(`INGOT_EMAIL_FROM must be an email address such as "Ingot <ingot@example.com>", not "${emailFrom}"`)
   }
+  const jobConcurrency = parseInteger(env, 'INGOT_JOB_CONCURRENCY', { fallback: 4, min: 1, max: 256, unit: 'number of jobs' })
+  const webJobs = parseBoolean(env, 'INGOT_WEB_JOBS', true)
+  const shutdownTimeoutMs = parseInteger(env, 'INGOT_SHUTDOWN_TIMEOUT_MS', { fallback: 30_000, min: 0, max: 3_600_000, unit: 'number of milliseconds' })
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -73,11 +82,30 @@ export function loadConfig(env: Env = process.env): Config {
     metricsAllow,
     outboundTimeoutMs,
     smtpUrl, emailFrom,
+    jobConcurrency, webJobs, shutdownTimeoutMs,
   }
 }
 
 function nonEmpty(value: string | undefined): string | null {
   return value === undefined || value.trim() === '' ? null : value.trim()
+}
+
+function parseInteger(env: Env, name: string, rule: { fallback: number; min: number; max: number; unit: string }): number {
+  const raw = nonEmpty(env[name])
+  if (raw === null) return rule.fallback
+  const value = Number(raw)
+  if (!/^\d+$/.test(raw) || value < rule.min || value > rule.max) {
+    throw new ConfigError(`${name} must be a ${rule.unit} from ${rule.min} to ${rule.max}, not "${raw}"`)
+  }
+  return value
+}
+
+function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = nonEmpty(env[name])?.toLowerCase() ?? null
+  if (raw === null) return fallback
+  if (raw === 'true' || raw === '1') return true
+  if (raw === 'false' || raw === '0') return false
+  throw new ConfigError(`${name} must be true or false, not "${raw}"`)
 }
 
 function parsePort(value: string | undefined): number {

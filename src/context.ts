@@ -4,24 +4,23 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.js'
 import { migrateToLatest, openDatabase, type Db, type Dialect } from './db/index.js'
 import { RepositoryStorage } from './git/storage.js'
-import { JobQueue } from './jobs/queue.js'
-import { defineHousekeeping } from './jobs/housekeeping.js'
+import { openJobQueue, type JobQueue } from './jobs/queue.js'
+import { ALL_JOB_KINDS } from './jobs/kinds.js'
 import { PushListeners } from './services/push/after-push.js'
 import { ActivityListeners } from './services/activity/activity.js'
-import { defineStatisticsJob } from './services/projects/refresh-statistics.js'
 import { createSmtpMailer, type Mailer } from './services/mail/mailer.js'
 import { registerNotificationEmail } from './services/notifications/register-notification-email.js'
 import { registerMergeRequestPushListener } from './services/merge-requests/merge-request-push-listener.js'
 import { registerWebHooks } from './services/hooks/deliveries.js'
 import { registerIntegrations } from './services/integrations/register-integrations.js'
 import { registerRepositoryHousekeeping } from './services/projects/housekeeping.js'
-import { registerSessions } from './services/sessions/register-sessions.js'
 
 export interface AppContext {
   config: Config
   db: Db
   dialect: Dialect
   repositories: RepositoryStorage
+  /** Background jobs (jobs/queue.ts): enqueue here; `ingot web` and `ingot worker` work them. */
   jobs: JobQueue
   /** The push hook point (services/push/after-push.ts). */
   pushListeners: PushListeners
@@ -33,17 +32,21 @@ export interface AppContext {
   close(): Promise<void>
 }
 
-/** Opens the database, brings its schema up to date and sets up storage and jobs. */
+/**
+ * Opens the database, brings its schema (and, on PostgreSQL, pg-boss's) up to date and sets up
+ * storage and the job queue; jobs are worked only once `ctx.jobs.start()` is called.
+ */
 export async function openContext(config: Config, log: FastifyBaseLogger): Promise<AppContext> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  let jobs: JobQueue
   try {
     const applied = await migrateToLatest(database.db)
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated')
+    jobs = await openJobQueue({ config, db: database.db, dialect: database.dialect, log, kinds: ALL_JOB_KINDS, contextOf: () => ctx })
   } catch (err) {
     await database.close()
     throw err
   }
-  const jobs = new JobQueue(database.db, log)
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -55,19 +58,16 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     mailer: config.smtpUrl === null ? null : createSmtpMailer(config.smtpUrl, config.emailFrom),
     log,
     async close() {
-      await jobs.stop()
+      await jobs.close()
       await ctx.mailer?.close()
       ctx.repositories.close()
       await database.close()
     },
   }
-  defineHousekeeping(ctx)
-  defineStatisticsJob(ctx)
   registerMergeRequestPushListener(ctx)
   registerNotificationEmail(ctx)
   registerWebHooks(ctx)
   registerIntegrations(ctx)
   registerRepositoryHousekeeping(ctx)
-  registerSessions(ctx)
   return ctx
 }

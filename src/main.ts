@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The `ingot` command: `web` serves the API (and works background jobs in-process), `worker` only
-// works jobs, `migrate` only brings the database schema up to date, `admin` runs an operator's
-// command on the database (cli/admin.ts).
+// The `ingot` command: `web` serves the API (and works background jobs in-process unless told not
+// to), `worker` only works jobs, `migrate` only brings the database schema up to date, `admin` runs
+// an operator's command on the database (cli/admin.ts). SIGTERM or SIGINT stops a process
+// gracefully: no new requests or jobs, running ones finish until INGOT_SHUTDOWN_TIMEOUT_MS, jobs
+// still running then are handed back for another process.
 import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig, type Config } from './config.js'
@@ -16,6 +18,8 @@ const HELP = `Usage: ingot <command>
 
 Commands:
   web       serve the REST API on INGOT_HOST:INGOT_PORT and work background jobs (default)
+  web --no-jobs
+            serve the REST API only; \`ingot worker\` processes work the jobs
   worker    work background jobs only (next to web processes that share the database)
   migrate   bring the database schema up to date, then exit
   admin     create users and tokens, set passwords, on the configured database
@@ -29,7 +33,15 @@ Configuration comes from the environment; see docs/configuration.md:
   INGOT_METRICS_ALLOW (127.0.0.0/8,::1: who may read /-/metrics)
   INGOT_ROOT_PASSWORD, INGOT_ROOT_TOKEN (first start only: credentials of the admin "root")
   INGOT_SMTP_URL (unset: no email), INGOT_EMAIL_FROM, INGOT_OUTBOUND_TIMEOUT_MS (10000)
+  INGOT_JOB_CONCURRENCY (4 jobs at once per process)  INGOT_WEB_JOBS (true; false: as --no-jobs)
+  INGOT_SHUTDOWN_TIMEOUT_MS (30000: how long running jobs may finish on SIGTERM/SIGINT)
 `
+
+/** The options each process role takes. */
+const ROLE_OPTIONS: Record<string, readonly string[]> = { web: ['--no-jobs'], worker: [], migrate: [] }
+
+/** A process stuck past its shutdown deadline (a request that will not end) exits anyway after this much more. */
+const SHUTDOWN_GRACE_MS = 15_000
 
 async function main(argv: string[]): Promise<number> {
   const command = argv[0] ?? 'web'
@@ -40,6 +52,13 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'admin') return runAdmin(argv.slice(1))
   if (!['web', 'worker', 'migrate'].includes(command)) {
     process.stderr.write(`ingot: unknown command "${command}"\n\n${HELP}`)
+    return 2
+  }
+  const options = argv.slice(1)
+  const allowed = ROLE_OPTIONS[command]
+  const unknown = allowed === undefined ? undefined : options.find((option) => !allowed.includes(option))
+  if (unknown !== undefined) {
+    process.stderr.write(`ingot: unknown option "${unknown}" for ${command}\n\n${HELP}`)
     return 2
   }
   let config: Config
@@ -67,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const app = await buildApp(ctx)
   await app.listen({ port: config.port, host: config.host })
-  await ctx.jobs.start()
+  if (config.webJobs && !options.includes('--no-jobs')) await ctx.jobs.start()
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
   await closeOnSignal(ctx, () => app.close())
   return 0
@@ -96,11 +115,16 @@ function displayPath(file: string): string {
   return relative.startsWith('..') ? file : relative
 }
 
+/** On SIGTERM or SIGINT: requests and jobs stop being taken together, and finish (or are handed back) before the database closes. */
 function closeOnSignal(ctx: AppContext, closeServer: () => Promise<void> = async () => {}): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const stop = () => {
-      ctx.log.info('shutting down')
-      void closeServer().then(() => ctx.close()).then(resolve)
+      ctx.log.info({ deadlineMs: ctx.config.shutdownTimeoutMs }, 'shutting down')
+      setTimeout(() => {
+        ctx.log.error('shutdown took too long; exiting')
+        process.exit(1)
+      }, ctx.config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref()
+      Promise.all([closeServer(), ctx.jobs.stop()]).then(() => ctx.close()).then(resolve, reject)
     }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)

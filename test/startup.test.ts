@@ -1,10 +1,12 @@
 // Configuration is validated with messages naming the variable; the first start seeds root (a
 // generated password goes to a file, never to the log); a second start on the same data migrates
-// nothing new and keeps everything; the `ingot` command line answers --help and refuses bad values.
+// nothing new and keeps everything; the `ingot` command line answers --help and refuses bad values;
+// `ingot web --no-jobs` leaves jobs to `ingot worker`, and both stop gracefully on SIGTERM.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -14,7 +16,10 @@ import { ConfigError, loadConfig } from '../src/config.js'
 import { openContext } from '../src/context.js'
 import { seedRoot, INITIAL_ROOT_PASSWORD_FILE } from '../src/services/users/seed-root.js'
 import { passwordMatches, tokenDigest } from '../src/auth/secrets.js'
-import { testDatabaseServer } from './helpers/app.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { REFRESH_STATISTICS } from '../src/services/projects/jobs.js'
+import { buildTestApp, ROOT_PASSWORD, testDatabaseServer, type TestApp } from './helpers/app.js'
+import { until } from './helpers/jobs.js'
 
 const run = promisify(execFile)
 
@@ -29,6 +34,11 @@ describe('configuration', () => {
     assert.equal(loadConfig({ INGOT_PORT: '9000' }).externalUrl, 'http://localhost:9000')
     assert.equal(loadConfig({ INGOT_EXTERNAL_URL: 'https://git.example.com/' }).externalUrl, 'https://git.example.com')
     assert.equal(config.smtpUrl, null)
+    assert.deepEqual([config.jobConcurrency, config.webJobs, config.shutdownTimeoutMs], [4, true, 30_000])
+    assert.equal(loadConfig({ INGOT_WEB_JOBS: 'false' }).webJobs, false)
+    assert.equal(loadConfig({ INGOT_WEB_JOBS: '0' }).webJobs, false)
+    assert.equal(loadConfig({ INGOT_JOB_CONCURRENCY: '16' }).jobConcurrency, 16)
+    assert.equal(loadConfig({ INGOT_SHUTDOWN_TIMEOUT_MS: '0' }).shutdownTimeoutMs, 0)
     assert.equal(loadConfig({ INGOT_EXTERNAL_URL: 'https://git.example.com:8443/forge' }).emailFrom, 'Ingot <ingot@git.example.com>')
     assert.equal(loadConfig({ INGOT_SMTP_URL: 'smtps://u:p@mail.example.com:465' }).smtpUrl, 'smtps://u:p@mail.example.com:465')
   })
@@ -45,6 +55,12 @@ describe('configuration', () => {
       [{ INGOT_SMTP_URL: 'http://mail.example.com' }, /INGOT_SMTP_URL/],
       [{ INGOT_SMTP_URL: 'not a url' }, /INGOT_SMTP_URL/],
       [{ INGOT_EMAIL_FROM: 'nobody' }, /INGOT_EMAIL_FROM/],
+      [{ INGOT_JOB_CONCURRENCY: '0' }, /INGOT_JOB_CONCURRENCY/],
+      [{ INGOT_JOB_CONCURRENCY: 'many' }, /INGOT_JOB_CONCURRENCY/],
+      [{ INGOT_JOB_CONCURRENCY: '1000' }, /INGOT_JOB_CONCURRENCY/],
+      [{ INGOT_WEB_JOBS: 'maybe' }, /INGOT_WEB_JOBS/],
+      [{ INGOT_SHUTDOWN_TIMEOUT_MS: '-1' }, /INGOT_SHUTDOWN_TIMEOUT_MS/],
+      [{ INGOT_SHUTDOWN_TIMEOUT_MS: '1.5' }, /INGOT_SHUTDOWN_TIMEOUT_MS/],
     ]
     for (const [env, message] of cases) assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message))
   })
@@ -94,5 +110,61 @@ describe('the ingot command', () => {
       err.code === 2 && /unknown command "frobnicate"/.test(err.stderr ?? ''))
     await assert.rejects(run(process.execPath, ['--import', 'tsx', main, 'migrate'], { env: { ...process.env, INGOT_PORT: 'x' } }),
       (err: { code?: number; stderr?: string }) => err.code === 2 && /INGOT_PORT/.test(err.stderr ?? ''))
+    await assert.rejects(run(process.execPath, ['--import', 'tsx', main, 'worker', '--no-jobs']), (err: { code?: number; stderr?: string }) =>
+      err.code === 2 && /unknown option "--no-jobs" for worker/.test(err.stderr ?? ''))
+    assert.match(help.stdout, /--no-jobs/)
+    assert.match(help.stdout, /INGOT_WEB_JOBS/)
+  })
+
+  describe('web --no-jobs beside a worker', () => {
+    let t: TestApp
+    before(async () => { t = await buildTestApp() })
+    after(async () => { await t.close() })
+
+    /** A port nothing listens on now. */
+    const freePort = async () => {
+      const server = net.createServer()
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const { port } = server.address() as net.AddressInfo
+      await new Promise((resolve) => server.close(resolve))
+      return port
+    }
+
+    /** `ingot <args>` on the test app's database and data directory (web: on `port`); `ready` resolves once its output matches. */
+    const start = (args: string[], ready: RegExp, port = 0) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), ...args], {
+        env: {
+          ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl,
+          INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_LOG_LEVEL: 'info', ...(port === 0 ? {} : { INGOT_PORT: String(port) }),
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+      let output = ''
+      child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+      return { child, exited, output: () => output, ready: until(() => ready.test(output), `ingot ${args.join(' ')} started`, 60_000) }
+    }
+
+    it('serves without working jobs, and the worker works them; both stop on SIGTERM', async () => {
+      const web = start(['web', '--no-jobs'], /Ingot is serving/, await freePort())
+      try {
+        await web.ready
+        const id = await t.ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId: 404_404 })
+        await sleep(1_500)
+        assert.deepEqual((await t.ctx.jobs.list({ kind: REFRESH_STATISTICS.name })).map((job) => [job.id, job.state]), [[id, 'waiting']])
+        const worker = start(['worker'], /worker started/)
+        try {
+          await worker.ready
+          await until(async () => (await t.ctx.jobs.list({ kind: REFRESH_STATISTICS.name })).length === 0, 'the job done by the worker')
+        } finally {
+          worker.child.kill('SIGTERM')
+        }
+        assert.equal(await worker.exited, 0)
+        assert.match(worker.output(), /"msg":"shutting down"/)
+      } finally {
+        web.child.kill('SIGTERM')
+      }
+      assert.equal(await web.exited, 0)
+    })
   })
 })

@@ -229,18 +229,33 @@ export interface EventsTable {
   created_at: number
 }
 
-/** Durable background jobs worked by the in-process runner (see src/jobs). */
+/**
+ * Background jobs of the embedded engine (jobs/table-store.ts; PostgreSQL keeps its jobs in
+ * pg-boss's schema instead). A job is deleted once done.
+ */
 export interface JobsTable {
   id: Generated<number>
   kind: string
   /** JSON arguments. */
   payload: string
-  /** Enqueuing a job whose key is pending already does nothing. */
+  state: Generated<'waiting' | 'running' | 'dead'>
+  /** While a job with this key waits, enqueuing another does nothing; cleared when it is claimed. */
   unique_key: string | null
+  /** One running job per exclusive key. */
+  exclusive_key: string | null
+  /** When it is due (waiting); epoch milliseconds. */
   run_at: number
+  /** Attempts started. */
   attempts: Generated<number>
-  locked_until: number | null
+  max_attempts: number
+  /** A running job is another process's to take once its lease has run out. */
+  lease_until: number | null
+  /** The claim token of the process running it. */
+  claim: string | null
+  started_at: number | null
+  finished_at: number | null
   last_error: string | null
+  request_id: string | null
   created_at: number
 }
 

@@ -35,6 +35,8 @@ export interface RunGitOptions {
   env?: Record<string, string>
   /** Written to git's standard input. */
   input?: string | Buffer
+  /** Kills git when aborted (a job's time limit, a shutdown). */
+  signal?: AbortSignal
 }
 
 function gitArgs(args: readonly string[], options: RunGitOptions): string[] {
@@ -49,6 +51,7 @@ export function runGitBuffer(args: readonly string[], options: RunGitOptions = {
       env: { ...GIT_ENV, ...options.env },
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       timeout: options.timeoutMs ?? 60_000,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     })
     countGitProcess(child, args)
     const out: Buffer[] = []
@@ -86,6 +89,7 @@ export function spawnGit(args: readonly string[], options: Omit<RunGitOptions, '
     env: { ...GIT_ENV, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe', ...extra],
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   }) as GitProcess
   countGitProcess(child, args)
   const err: Buffer[] = []

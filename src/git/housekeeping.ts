@@ -23,6 +23,6 @@ export function housekeepingArgs(task: HousekeepingTask, bitmaps: boolean): stri
   }
 }
 
-export async function runHousekeeping(repo: GitRepository, task: HousekeepingTask, options: { bitmaps: boolean }): Promise<void> {
-  await repo.run(housekeepingArgs(task, options.bitmaps), { timeoutMs: HOUSEKEEPING_TIMEOUT_MS })
+export async function runHousekeeping(repo: GitRepository, task: HousekeepingTask, options: { bitmaps: boolean; signal?: AbortSignal }): Promise<void> {
+  await repo.run(housekeepingArgs(task, options.bitmaps), { timeoutMs: HOUSEKEEPING_TIMEOUT_MS, ...(options.signal === undefined ? {} : { signal: options.signal }) })
 }

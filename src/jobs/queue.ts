@@ -1,138 +1,189 @@
-// Durable background jobs kept in the metadata database and worked in-process: enqueued after the
-// change that causes them commits, claimed with a lease so several processes can share the table,
-// retried with exponential backoff, and recurring jobs (housekeeping) re-enqueued after each run.
+// ctx.jobs: the one interface callers see. Enqueue a job of a kind (jobs/kinds.ts lists them all)
+// after the change that causes it commits, with an optional unique key, time and request id; work
+// jobs in this process (start/stop, for `ingot web` and `ingot worker`), drive them by hand in
+// tests (runDue), and look at them as operators do (counts, dead jobs, retries). The engine is our
+// own `jobs` table on SQLite and pg-boss on PostgreSQL; one runner drives both.
+import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Db } from '../db/index.js'
-import type { JobRow } from '../db/schema.js'
+import type { Config } from '../config.js'
+import type { AppContext } from '../context.js'
+import type { Db, Dialect } from '../db/index.js'
+import type { AnyJobKind, JobKind } from './kind.js'
+import { JobRunner, type JobObserver } from './runner.js'
+import type { EnqueueRequest, JobCount, JobListFilter, JobStore, JobSummary } from './store.js'
+import { TableJobStore } from './table-store.js'
 
-export type JobHandler = (payload: unknown) => Promise<void>
-
-interface JobKind {
-  handler: JobHandler
-  maxAttempts: number
-  /** For recurring kinds: how long after a run the next one is due. */
-  everyMs: number | null
-}
+// What callers (metrics, the admin command) see of jobs, from one place.
+export type { JobObserver, JobOutcome } from './runner.js'
+export type { JobCount, JobListFilter, JobState, JobSummary } from './store.js'
 
 export interface EnqueueOptions {
-  runAt?: number
   /**
-   * While a job with this key waits to run, enqueuing another one does nothing. Once it runs the key
-   * is free again, so a change made meanwhile gets a run of its own (recurring jobs keep theirs).
+   * While a job of the kind with this key waits to run, enqueuing another one does nothing; once it
+   * runs the key is free again, so a change made meanwhile gets a run of its own. Required for
+   * exclusive kinds, where it is also the key only one running job may hold.
    */
   uniqueKey?: string
+  /** Epoch milliseconds; now when unset. */
+  runAt?: number
+  /** The request that caused the job (null: none); its log lines carry it as reqId. */
+  requestId?: string | null
 }
 
-const LEASE_MS = 5 * 60 * 1000
-const POLL_MS = 1000
-const BATCH = 20
+/** Knobs tests turn; production uses the defaults. */
+export interface JobQueueTuning {
+  /** Table engine: how long a claim lasts unless renewed. pg-boss: how long after its time limit a job counts as abandoned. */
+  leaseMs?: number
+  /** How often an idle runner looks for due jobs when nothing woke it. */
+  pollMs?: number
+  /** pg-boss: how often the cron schedules are looked at, and the runs they owe inserted. */
+  cronPollSeconds?: number
+}
+
+export interface JobQueueOptions {
+  config: Config
+  db: Db
+  dialect: Dialect
+  log: FastifyBaseLogger
+  kinds: readonly AnyJobKind[]
+  /** The context handlers run with; the queue is part of it, so it is looked up when a job runs. */
+  contextOf: () => AppContext
+  tuning?: JobQueueTuning
+}
+
+const TABLE_LEASE_MS = 30_000
+const PG_BOSS_LEASE_MS = 60_000
+const POLL_MS = 1_000
+const CRON_POLL_SECONDS = 10
+
+export async function openJobQueue(options: JobQueueOptions): Promise<JobQueue> {
+  const { config, log, kinds, tuning = {} } = options
+  const names = new Set<string>()
+  for (const kind of kinds) {
+    if (names.has(kind.name)) throw new Error(`two job kinds are named ${kind.name}`)
+    names.add(kind.name)
+  }
+  let store: JobStore
+  if (options.dialect === 'postgres') {
+    // Loaded only for PostgreSQL, so the embedded default never pays for pg-boss.
+    const { PgBossStore } = await import('./pg-boss-store.js')
+    store = await PgBossStore.open({
+      config, log, kinds, leaseMs: tuning.leaseMs ?? PG_BOSS_LEASE_MS, cronPollSeconds: tuning.cronPollSeconds ?? CRON_POLL_SECONDS,
+    })
+  } else {
+    store = new TableJobStore({
+      db: options.db, log, kinds, leaseMs: tuning.leaseMs ?? TABLE_LEASE_MS, wakeFile: path.join(config.dataDir, 'jobs.wake'),
+    })
+  }
+  return new JobQueue(store, { ...options, pollMs: tuning.pollMs ?? POLL_MS })
+}
 
 export class JobQueue {
-  private readonly kinds = new Map<string, JobKind>()
-  private timer: NodeJS.Timeout | null = null
-  private running: Promise<void> | null = null
+  private readonly kinds: Map<string, AnyJobKind>
+  private readonly observers = new Set<JobObserver>()
+  private readonly runner: JobRunner
 
-  constructor(private readonly db: Db, private readonly log: FastifyBaseLogger) {}
-
-  define(kind: string, handler: JobHandler, options: { maxAttempts?: number } = {}): void {
-    this.kinds.set(kind, { handler, maxAttempts: options.maxAttempts ?? 5, everyMs: null })
+  constructor(private readonly store: JobStore, private readonly options: JobQueueOptions & { pollMs: number }) {
+    this.kinds = new Map(options.kinds.map((kind) => [kind.name, kind]))
+    this.runner = new JobRunner({
+      store, kinds: options.kinds, config: options.config, log: options.log, contextOf: options.contextOf,
+      observers: this.observers, pollMs: options.pollMs,
+    })
   }
 
-  /** A job that runs every `everyMs`, once across all processes sharing the database. */
-  defineRecurring(kind: string, everyMs: number, handler: () => Promise<void>): void {
-    this.kinds.set(kind, { handler, maxAttempts: 1, everyMs })
+  /** The new job's id; null when a job of the kind with the same uniqueKey was waiting already. */
+  async enqueue<P>(kind: JobKind<P>, payload: P, options: EnqueueOptions = {}): Promise<string | null> {
+    const id = await this.store.enqueue(this.request(kind, payload, options))
+    if (id !== null) this.enqueued(kind.name, 1)
+    return id
   }
 
-  /** The new job's id; null when a job with the same uniqueKey was waiting already. */
-  async enqueue(kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<number | null> {
-    if (!this.kinds.has(kind)) throw new Error(`unknown job kind ${kind}`)
-    const inserted = await this.db.insertInto('jobs').values({
-      kind,
-      payload: JSON.stringify(payload ?? null),
-      unique_key: options.uniqueKey ?? null,
-      run_at: options.runAt ?? Date.now(),
-      attempts: 0,
-      created_at: Date.now(),
-    }).onConflict((oc) => oc.column('unique_key').doNothing()).returning('id').executeTakeFirst()
-    return inserted?.id ?? null
+  /** One job per payload, in as few statements as the engine allows (no unique keys). */
+  async enqueueMany<P>(kind: JobKind<P>, payloads: readonly P[], options: Pick<EnqueueOptions, 'runAt' | 'requestId'> = {}): Promise<void> {
+    if (payloads.length === 0) return
+    await this.store.enqueueMany(payloads.map((payload) => this.request(kind, payload, options)))
+    this.enqueued(kind.name, payloads.length)
   }
 
-  /** Polls for due jobs until stop(); recurring jobs are scheduled first. */
-  async start(): Promise<void> {
-    for (const [kind, definition] of this.kinds) {
-      if (definition.everyMs !== null) await this.enqueue(kind, null, { uniqueKey: `recurring:${kind}` })
+  private request<P>(kind: JobKind<P>, payload: P, options: EnqueueOptions): EnqueueRequest {
+    if (this.kinds.get(kind.name) !== kind) throw new Error(`job kind ${kind.name} is not in this queue's list`)
+    if (kind.exclusive && options.uniqueKey === undefined) throw new Error(`job kind ${kind.name} is exclusive: enqueue it with a uniqueKey`)
+    return {
+      kind: kind as AnyJobKind, payload, uniqueKey: options.uniqueKey ?? null, runAt: options.runAt ?? null, requestId: options.requestId ?? null,
     }
-    const tick = () => {
-      this.running = this.runDue()
-        .then(() => undefined)
-        .catch((err: unknown) => this.log.error({ err }, 'job runner failed'))
-        .finally(() => {
-          if (this.timer !== null) this.timer = setTimeout(tick, POLL_MS).unref()
-        })
-    }
-    this.timer = setTimeout(tick, 0).unref()
   }
 
-  async stop(): Promise<void> {
-    if (this.timer !== null) clearTimeout(this.timer)
-    this.timer = null
-    await this.running
-  }
-
-  /** Works every job that is due now; returns how many ran. */
-  async runDue(now: number = Date.now()): Promise<number> {
-    let ran = 0
-    for (;;) {
-      const due = await this.db.selectFrom('jobs').selectAll()
-        .where('run_at', '<=', now)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-        .orderBy('run_at').orderBy('id').limit(BATCH).execute()
-      if (due.length === 0) return ran
-      for (const job of due) {
-        if (await this.claim(job, now)) {
-          await this.work(job)
-          ran += 1
-        }
+  private enqueued(kind: string, count: number): void {
+    this.runner.wake()
+    for (const observer of this.observers) {
+      try {
+        for (let n = 0; n < count; n++) observer.enqueued?.(kind)
+      } catch (err) {
+        this.options.log.error({ err }, 'a job observer failed')
       }
     }
   }
 
-  private async claim(job: JobRow, now: number): Promise<boolean> {
-    const recurring = (this.kinds.get(job.kind)?.everyMs ?? null) !== null
-    const result = await this.db.updateTable('jobs')
-      .set({ locked_until: now + LEASE_MS, attempts: job.attempts + 1, ...(recurring ? {} : { unique_key: null }) })
-      .where('id', '=', job.id).where('attempts', '=', job.attempts)
-      .executeTakeFirst()
-    return result.numUpdatedRows === 1n
+  /** Works jobs in this process from now on (recurring schedules included), until stop(). */
+  start(): Promise<void> {
+    return this.runner.start()
   }
 
-  private async work(job: JobRow): Promise<void> {
-    const kind = this.kinds.get(job.kind)
-    if (kind === undefined) {
-      this.log.error({ job: job.kind, id: job.id }, 'dropping a job of unknown kind')
-      await this.db.deleteFrom('jobs').where('id', '=', job.id).execute()
-      return
-    }
-    const started = Date.now()
-    try {
-      await kind.handler(JSON.parse(job.payload))
-      await this.db.deleteFrom('jobs').where('id', '=', job.id).execute()
-      this.log.info({ job: job.kind, id: job.id, ms: Date.now() - started }, 'job done')
-    } catch (err) {
-      const attempts = job.attempts + 1
-      const message = err instanceof Error ? err.message : String(err)
-      if (attempts >= kind.maxAttempts) {
-        this.log.error({ job: job.kind, id: job.id, attempts, err }, 'job failed for the last time')
-        await this.db.deleteFrom('jobs').where('id', '=', job.id).execute()
-      } else {
-        const retryAt = Date.now() + 10_000 * 2 ** (attempts - 1)
-        this.log.warn({ job: job.kind, id: job.id, attempts, err }, 'job failed, will retry')
-        await this.db.updateTable('jobs')
-          .set({ run_at: retryAt, locked_until: null, last_error: message }).where('id', '=', job.id).execute()
-      }
-    }
-    if (kind.everyMs !== null) {
-      await this.enqueue(job.kind, null, { uniqueKey: `recurring:${job.kind}`, runAt: started + kind.everyMs })
-    }
+  /**
+   * Claims nothing more; running jobs may finish until the deadline (default
+   * INGOT_SHUTDOWN_TIMEOUT_MS), then the rest are aborted and handed back for another process.
+   */
+  stop(deadlineMs: number = this.options.config.shutdownTimeoutMs): Promise<void> {
+    return this.runner.stop(deadlineMs)
+  }
+
+  async close(): Promise<void> {
+    await this.stop()
+    await this.store.close()
+  }
+
+  /** Runs every job due by `until` (default now) and those they enqueue, one at a time; how many ran. */
+  runDue(until?: number): Promise<number> {
+    return this.runner.runDue(until)
+  }
+
+  /** Subscribes to enqueues and outcomes (metrics); returns the unsubscribe. */
+  observe(observer: JobObserver): () => void {
+    this.observers.add(observer)
+    return () => this.observers.delete(observer)
+  }
+
+  /** Jobs by kind and state (waiting, running, dead); done jobs are not kept. */
+  counts(): Promise<JobCount[]> {
+    return this.store.counts()
+  }
+
+  /** How long the oldest job due to run has waited, in milliseconds; null when none is due. */
+  oldestDueAgeMs(): Promise<number | null> {
+    return this.store.oldestDueAgeMs()
+  }
+
+  /** Jobs oldest first, e.g. `list({ state: 'dead' })`. */
+  list(filter: JobListFilter = {}): Promise<JobSummary[]> {
+    return this.store.list(filter)
+  }
+
+  /** Makes a dead job wait again with one more attempt; false when no dead job has this id. */
+  async retryDead(id: string): Promise<boolean> {
+    const retried = await this.store.retryDead(id)
+    this.runner.wake()
+    return retried > 0
+  }
+
+  /** Makes every dead job wait again with one more attempt; how many. */
+  async retryAllDead(): Promise<number> {
+    const retried = await this.store.retryDead(null)
+    this.runner.wake()
+    return retried
+  }
+
+  /** Deletes waiting or dead jobs (a running one is left alone); how many. */
+  remove(ids: readonly string[]): Promise<number> {
+    return this.store.remove(ids)
   }
 }

@@ -12,6 +12,7 @@ import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/fac
 import { startSmtpListener, type SmtpListener } from '../helpers/smtp.js'
 import { expectStatuses, makeMatrix, type Matrix } from '../shared/permission-matrix.js'
 import { MAINTAINER } from '../../src/policies/access-levels.js'
+import { POST_CHAT_MESSAGE, SEND_PUSH_EMAIL } from '../../src/services/integrations/jobs.js'
 
 const CI = 'https://203.0.113.10'
 
@@ -235,7 +236,7 @@ describe('Project integrations API', () => {
       body: { branch: 'master', commit_message: 'First', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] },
     })
     assert.equal(commit.status, 201, commit.text)
-    const queued = await t.ctx.db.selectFrom('jobs').select('kind').where('kind', '=', 'integrations.emails_on_push').execute()
+    const queued = await t.ctx.jobs.list({ kind: SEND_PUSH_EMAIL.name })
     assert.deepEqual(queued, [])
     await t.api('DELETE', `${base}/emails-on-push`, { token: m.tokens.maintainer })
   })
@@ -402,7 +403,7 @@ describe('Integrations that act', () => {
       await put('emails-on-push', { recipients: 'one@example.com', tag_push_events: false })
       smtp.messages.length = 0
       await t.api('POST', `/projects/${projectId}/repository/tags`, { token: maintainer.token, body: { tag_name: 'v1.1', ref: 'master' } })
-      const queued = await t.ctx.db.selectFrom('jobs').select('kind').where('kind', '=', 'integrations.emails_on_push').execute()
+      const queued = await t.ctx.jobs.list({ kind: SEND_PUSH_EMAIL.name })
       assert.equal(queued.length, 0)
     })
 
@@ -410,7 +411,7 @@ describe('Integrations that act', () => {
       await t.api('DELETE', `/projects/${projectId}/services/emails-on-push`, { token: maintainer.token })
       smtp.messages.length = 0
       await commit(maintainer, 'master', { 'after.txt': 'z\n' }, 'After delete')
-      const queued = await t.ctx.db.selectFrom('jobs').select('kind').where('kind', '=', 'integrations.emails_on_push').execute()
+      const queued = await t.ctx.jobs.list({ kind: SEND_PUSH_EMAIL.name })
       assert.equal(queued.length, 0)
       await runJobs()
       assert.equal(smtp.messages.length, 0)
@@ -507,8 +508,8 @@ describe('Integrations that act', () => {
       await commit(maintainer, 'master', { 'j.txt': 'j\n' }, 'Retry me')
       await runJobs()
       assert.equal(chat.bodies.length, 1)
-      const waiting = await t.ctx.db.selectFrom('jobs').select(['kind', 'attempts']).where('kind', '=', 'integrations.chat_webhook').execute()
-      assert.deepEqual(waiting, [{ kind: 'integrations.chat_webhook', attempts: 1 }])
+      const waiting = await t.ctx.jobs.list({ kind: POST_CHAT_MESSAGE.name })
+      assert.deepEqual(waiting.map((job) => [job.state, job.attempts]), [['waiting', 1]])
       chat.answerWith(200)
       await t.ctx.jobs.runDue(Date.now() + 60_000)
       assert.equal(chat.bodies.length, 2)

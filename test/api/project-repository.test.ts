@@ -10,7 +10,7 @@ import { buildTestApp, EXTERNAL_URL, type TestApp } from '../helpers/app.js'
 import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
 import { GUEST, REPORTER } from '../../src/policies/access-levels.js'
-import { REFRESH_STATISTICS_JOB } from '../../src/services/projects/refresh-statistics.js'
+import { REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
 
 describe('project repository facts', () => {
   let t: TestApp
@@ -109,7 +109,7 @@ describe('project repository facts', () => {
       const zero = await getProject(project.id, owner.token, { statistics: true })
       assert.deepEqual(zero.body.statistics, { commit_count: 0, storage_size: 0, repository_size: 0, lfs_objects_size: 0, job_artifacts_size: 0 })
 
-      await t.ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId: project.id })
+      await t.ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId: project.id })
       assert.equal(await runJobs(), 1)
       const res = await getProject(project.id, owner.token, { statistics: true })
       const repo = t.ctx.repositories.open(project.id)
@@ -126,7 +126,7 @@ describe('project repository facts', () => {
 
       // Packing changes the bytes on disk, and the next refresh sees it.
       await repo.run(['repack', '-a', '-d', '-q'])
-      await t.ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId: project.id })
+      await t.ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId: project.id })
       await runJobs()
       const packed = Object.fromEntries((await repo.run(['count-objects', '-v'])).trim().split('\n').map((l) => l.split(': ')))
       const after = await getProject(project.id, owner.token, { statistics: true })
@@ -160,10 +160,10 @@ describe('project repository facts', () => {
       const owner = await makeUser(t)
       const project = await projectWithCommits(owner, 1)
       await runJobs()
-      await t.ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId: project.id })
+      await t.ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId: project.id })
       assert.equal((await t.api('DELETE', `/projects/${project.id}`, { token: owner.token })).status, 202)
       assert.equal(await runJobs(), 1)
-      assert.equal(await t.ctx.db.selectFrom('jobs').select('id').where('kind', '=', REFRESH_STATISTICS_JOB).executeTakeFirst(), undefined)
+      assert.deepEqual(await t.ctx.jobs.list({ kind: REFRESH_STATISTICS.name }), [])
     })
   })
 
@@ -173,7 +173,7 @@ describe('project repository facts', () => {
       const target = project ?? await makeProject(t, who, { visibility: 'public' })
       await commitFiles(t, target.id, files)
       await setDefaultBranch(target.id, 'master')
-      await t.ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId: target.id })
+      await t.ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId: target.id })
       await runJobs()
       const res = await getProject(target.id, t.root.token)
       return { url: res.body.readme_url as string | null, base: res.body.web_url as string, project: target, owner: who }
@@ -210,7 +210,7 @@ describe('project repository facts', () => {
     it('stays null for an empty repository, and in lists follows the same rule', async () => {
       const owner = await makeUser(t)
       const empty = await makeProject(t, owner, { visibility: 'public' })
-      await t.ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId: empty.id })
+      await t.ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId: empty.id })
       await runJobs()
       assert.equal((await getProject(empty.id, owner.token)).body.readme_url, null)
       const withReadme = await readmeUrlAfter({ 'README.md': 'x' }, undefined, owner)

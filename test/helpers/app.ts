@@ -153,7 +153,7 @@ export function toQueryString(query: NonNullable<RequestOptions['query']>): stri
   return parts.join('&')
 }
 
-async function createTestDatabase(serverUrl: string, icuLocale?: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(serverUrl: string, icuLocale?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `ingot_test_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: serverUrl })
   await admin.connect()

@@ -12,7 +12,7 @@ import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/fac
 import { startGitClient, type GitClient } from '../helpers/git-server.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { DEVELOPER, MAINTAINER } from '../../src/policies/access-levels.js'
-import { HOUSEKEEPING_JOB } from '../../src/services/projects/housekeeping.js'
+import { HOUSEKEEP_REPOSITORY } from '../../src/services/projects/jobs.js'
 import { projectFullPath } from '../helpers/projects.js'
 
 describe('repository housekeeping', () => {
@@ -50,13 +50,13 @@ describe('repository housekeeping', () => {
   }
   const projectRow = (project: ProjectRow) =>
     t.ctx.db.selectFrom('projects').select(['pushes_since_gc', 'housekeeping_lease_until']).where('id', '=', project.id).executeTakeFirstOrThrow()
-  const housekeepingJobs = async (project: ProjectRow) => (await t.ctx.db.selectFrom('jobs').select(['id', 'payload'])
-    .where('kind', '=', HOUSEKEEPING_JOB).execute()).filter((job) => JSON.parse(job.payload).projectId === project.id)
+  const housekeepingJobs = async (project: ProjectRow) => (await t.ctx.jobs.list({ kind: HOUSEKEEP_REPOSITORY.name }))
+    .filter((job) => (job.payload as { projectId: number }).projectId === project.id)
   /** The task of the project's one pending housekeeping job, or null when none is pending. */
   const pendingTask = async (project: ProjectRow) => {
     const jobs = await housekeepingJobs(project)
     assert.ok(jobs.length <= 1, 'never two housekeeping jobs of a project')
-    return jobs.length === 0 ? null : JSON.parse(jobs[0]!.payload).task as string
+    return jobs.length === 0 ? null : (jobs[0]!.payload as { task: string }).task
   }
 
   before(async () => {

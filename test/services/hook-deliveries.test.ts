@@ -14,6 +14,7 @@ import { MAINTAINER } from '../../src/policies/access-levels.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { checkOutboundUrl, OutboundError, postJson } from '../../src/services/outbound/outbound-http.js'
 import { branchFilterMatches } from '../../src/services/hooks/deliveries.js'
+import { DELIVER_WEB_HOOK } from '../../src/services/hooks/jobs.js'
 
 async function drain(t: TestApp, now?: number): Promise<void> {
   while (await t.ctx.jobs.runDue(now ?? Date.now()) > 0) { /* until no job is due */ }
@@ -254,7 +255,7 @@ describe('Web hook deliveries', () => {
     const quiet = await makeProject(t, owner, { visibility: 'private' })
     await addHook(quiet.id, { url: `${receiver.url}/push-only` })
     await drain(t)
-    const jobs = async () => (await t.ctx.db.selectFrom('jobs').select('kind').where('kind', 'like', 'web_hooks.%').execute()).length
+    const jobs = async () => (await t.ctx.jobs.counts()).filter((count) => count.kind.startsWith('web_hooks.') && count.state !== 'dead').length
     await t.api('POST', `/projects/${quiet.id}/issues`, { token: owner.token, body: { title: 'No hook hears this' } })
     const bare = await makeProject(t, owner, { visibility: 'private' })
     await t.api('POST', `/projects/${bare.id}/issues`, { token: owner.token, body: { title: 'Nor this' } })
@@ -271,9 +272,9 @@ describe('Web hook deliveries', () => {
     assert.equal(receiver.received.length, 1)
     const row = await t.ctx.db.selectFrom('web_hooks').selectAll().where('id', '=', hook.id).executeTakeFirstOrThrow()
     assert.equal(row.last_delivery_status, 500)
-    const waiting = await t.ctx.db.selectFrom('jobs').selectAll().where('kind', '=', 'web_hooks.deliver').executeTakeFirstOrThrow()
-    assert.ok(waiting.run_at > Date.now() + 5_000, 'the retry waits')
-    assert.ok(!String(waiting.last_error).includes('hook-token'))
+    const [waiting] = await t.ctx.jobs.list({ kind: DELIVER_WEB_HOOK.name, state: 'waiting' })
+    assert.ok(waiting !== undefined && waiting.runAt > Date.now() + 5_000, 'the retry waits')
+    assert.ok(!String(waiting.lastError).includes('hook-token'))
     await drain(t, Date.now() + 60_000)
     assert.equal(receiver.received.length, 2)
     assert.equal(receiver.received[1]!.body.object_attributes.title, 'Retry me')
@@ -337,9 +338,9 @@ describe('A receiver that never answers', () => {
     assert.ok(took < 2_000, `the queue was held ${took} ms`)
     const row = await t.ctx.db.selectFrom('web_hooks').selectAll().where('id', '=', hook.body.id).executeTakeFirstOrThrow()
     assert.equal(row.last_delivery_error, 'Request timed out')
-    const retry = await t.ctx.db.selectFrom('jobs').selectAll().where('kind', '=', 'web_hooks.deliver').executeTakeFirst()
-    assert.ok(retry !== undefined && retry.attempts === 1)
-    await t.ctx.db.deleteFrom('jobs').execute()
+    const retries = await t.ctx.jobs.list({ kind: DELIVER_WEB_HOOK.name })
+    assert.deepEqual(retries.map((job) => [job.state, job.attempts]), [['waiting', 1]])
+    assert.equal(await t.ctx.jobs.remove(retries.map((job) => job.id)), 1)
   })
 
   it('backs off after four failures in a row: later deliveries are skipped without a request, until the hook is edited', async () => {

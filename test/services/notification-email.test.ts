@@ -9,7 +9,7 @@ import { commitFiles } from '../helpers/git.js'
 import { startSmtpListener, type ReceivedMail, type SmtpListener } from '../helpers/smtp.js'
 import { DEVELOPER, GUEST, REPORTER } from '../../src/policies/access-levels.js'
 import type { NamespaceRow, ProjectRow } from '../../src/db/schema.js'
-import { ISSUE_DUE_JOB } from '../../src/services/notifications/register-notification-email.js'
+import { DELIVER_NOTIFICATION, REMIND_ISSUES_DUE } from '../../src/services/notifications/jobs.js'
 import { today } from '../../src/db/values.js'
 
 describe('notification email', () => {
@@ -244,7 +244,7 @@ describe('notification email', () => {
     await createIssue('author', { title: 'Later', due_date: '2999-01-01' })
     await deliver()
     smtp.messages.length = 0
-    await t.ctx.jobs.enqueue(ISSUE_DUE_JOB, null)
+    await t.ctx.jobs.enqueue(REMIND_ISSUES_DUE, null)
     await deliver()
     await t.ctx.jobs.runDue()
     // The author is told too; watchers are not told about due dates.
@@ -259,12 +259,12 @@ describe('notification email', () => {
     try {
       await createIssue('author', { title: 'While mail is down' })
       await deliver()
-      const pending = await t.ctx.db.selectFrom('jobs').selectAll().where('kind', '=', 'notifications.deliver').execute()
+      const pending = await t.ctx.jobs.list({ kind: DELIVER_NOTIFICATION.name })
       assert.ok(pending.length > 0)
       for (const job of pending) {
         assert.equal(job.attempts, 1)
-        assert.ok(job.last_error !== null)
-        assert.ok(job.run_at > Date.now())
+        assert.ok(job.lastError !== null)
+        assert.ok(job.runAt > Date.now())
       }
     } finally {
       smtp = await startSmtpListener(port)
@@ -283,7 +283,7 @@ describe('notification email without INGOT_SMTP_URL', () => {
       const project = await makeProject(t, author)
       const res = await t.api('POST', `/projects/${project.id}/issues`, { token: author.token, body: { title: 'Nobody hears' } })
       assert.equal(res.status, 201)
-      const jobs = await t.ctx.db.selectFrom('jobs').select('kind').where('kind', 'like', 'notifications.%').execute()
+      const jobs = (await t.ctx.jobs.counts()).filter((count) => count.kind.startsWith('notifications.'))
       assert.deepEqual(jobs, [])
       assert.equal(t.ctx.mailer, null)
     } finally {

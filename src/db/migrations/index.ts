@@ -10,6 +10,7 @@ import * as m0007 from './0007_integrations.js'
 import * as m0008 from './0008_notification_settings.js'
 import * as m0009 from './0009_sessions.js'
 import * as m0010 from './0010_housekeeping.js'
+import * as m0011 from './0011_job_states.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_notification_settings': m0008,
   '0009_sessions': m0009,
   '0010_housekeeping': m0010,
+  '0011_job_states': m0011,
 }

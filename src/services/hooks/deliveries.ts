@@ -1,13 +1,13 @@
 // Webhook and system hook deliveries. Listeners on the push and activity hook points ask one indexed
 // question — has this project (or the instance) a hook for this event? — and, only when one does,
-// enqueue one fan-out job. That job builds the payload once and enqueues one delivery job per hook;
-// a delivery job POSTs it with X-Service-Event and X-Service-Token, and a non-2xx answer or an error
-// fails the job, so the queue retries it with backoff. Deliveries go through outbound-http: each
-// holds the job queue for at most the outbound timeout, and the process never has more than its
-// cap of requests in flight. A dead receiver must not hold the queue once per event: after
-// FAILURES_BEFORE_BACKOFF failures in a row its hook backs off (one minute, doubling up to a day),
-// and deliveries due meanwhile are skipped without a request, as later releases of the original
-// disable failing hooks for a while; a success or an edit of the hook ends the back-off.
+// enqueue one fan-out job (the kinds are in jobs.ts). That job builds the payload once and enqueues
+// one delivery job per hook; a delivery job POSTs it with X-Service-Event and X-Service-Token, and a
+// non-2xx answer or an error fails the job, so the queue retries it with backoff. Deliveries go
+// through outbound-http: each takes a job slot for at most the outbound timeout, and the process
+// never has more than its cap of requests in flight. A dead receiver must not cost a slot once per
+// event: after FAILURES_BEFORE_BACKOFF failures in a row its hook backs off (one minute, doubling
+// up to a day), and deliveries due meanwhile are skipped without a request, as later releases of
+// the original disable failing hooks for a while; a success or an edit of the hook ends the back-off.
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { UserRow, WebHookRow } from '../../db/schema.js'
@@ -19,15 +19,12 @@ import type { Activity, IssueActivity, MergeRequestActivity, NoteActivity, Syste
 import type { CompletedPush } from '../push/after-push.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { OutboundError, postJson, type OutboundResponse } from '../outbound/outbound-http.js'
+import { FAN_OUT_WEB_HOOKS } from './jobs.js'
 import {
   hookPresentContext, issuePayload, loadProjectRef, mergeRequestPayload, notePayload, projectHookAttrs, pushPayload,
   userHookAttrs, wikiPagePayload, type HookPayload, type ProjectRef, type PushSelection,
 } from './payloads.js'
 
-const FAN_OUT_JOB = 'web_hooks.fan_out'
-const DELIVERY_JOB = 'web_hooks.deliver'
-/** Attempts of one delivery; the queue waits 10 s, 20 s, then 40 s between them. */
-const DELIVERY_ATTEMPTS = 4
 /** Failures in a row after which a hook backs off, and how long the first and the longest back-off last. */
 const FAILURES_BEFORE_BACKOFF = 4
 const FIRST_BACKOFF_MS = 60_000
@@ -110,15 +107,15 @@ function pushAudience(projectId: number): Audience {
 
 // ---- fan-out -------------------------------------------------------------------------------------
 
-interface PushFanOut {
+export interface PushFanOut {
   kind: 'push'
   projectId: number
   userId: number
   updates: { ref: string; oldId: string; newId: string }[]
 }
-type FanOut = PushFanOut | Exclude<Activity, SystemActivity> | SystemActivity
+export type FanOut = PushFanOut | Exclude<Activity, SystemActivity> | SystemActivity
 
-interface Delivery {
+export interface Delivery {
   hookId: number
   event: string
   payload: HookPayload
@@ -247,7 +244,8 @@ async function wikiPageDeliveries(ctx: AppContext, activity: WikiPageActivity): 
   return toHooks(hooks, 'wiki_page_events', HOOK_EVENT_HEADERS.wiki_page_events, await wikiPagePayload(ctx, ref, activity))
 }
 
-async function deliveriesOf(ctx: AppContext, job: FanOut): Promise<Delivery[]> {
+/** The deliveries an event makes: one per hook that hears it, each with the payload built once. */
+export async function deliveriesOf(ctx: AppContext, job: FanOut): Promise<Delivery[]> {
   switch (job.kind) {
     case 'push': return pushDeliveries(ctx, job)
     case 'issue': return issueDeliveries(ctx, job)
@@ -281,12 +279,13 @@ async function recordOutcome(db: Db, hook: WebHookRow, status: number | null, er
  * Sends one payload to one hook now and records the outcome; a 2xx answer or an OutboundError's
  * reason. Used by the delivery job and by the API's hook tests.
  */
-export async function deliver(ctx: AppContext, hook: WebHookRow, event: string, payload: HookPayload): Promise<OutboundResponse> {
+export async function deliver(ctx: AppContext, hook: WebHookRow, event: string, payload: HookPayload, signal?: AbortSignal): Promise<OutboundResponse> {
   const headers: Record<string, string> = { 'X-Service-Event': event }
   if (hook.token !== null && hook.token !== '') headers['X-Service-Token'] = hook.token.replace(/[\r\n]/g, '')
   try {
     const response = await postJson(ctx, {
       url: hook.url, body: payload, headers, verifyTls: hook.enable_ssl_verification === 1, allowLocal: hook.project_id === null,
+      ...(signal === undefined ? {} : { signal }),
     })
     const ok = response.status >= 200 && response.status < 300
     await recordOutcome(ctx.db, hook, response.status, ok ? null : `HTTP ${response.status}`)
@@ -297,7 +296,8 @@ export async function deliver(ctx: AppContext, hook: WebHookRow, event: string, 
   }
 }
 
-async function runDelivery(ctx: AppContext, job: Delivery): Promise<void> {
+/** The delivery job: skipped while the hook backs off; throws (to be retried) when the receiver failed. */
+export async function runDelivery(ctx: AppContext, job: Delivery, signal: AbortSignal): Promise<void> {
   const hook = await ctx.db.selectFrom('web_hooks').selectAll().where('id', '=', job.hookId).executeTakeFirst()
   if (hook === undefined) return
   if (hook.backoff_until !== null && hook.backoff_until > Date.now()) {
@@ -306,7 +306,7 @@ async function runDelivery(ctx: AppContext, job: Delivery): Promise<void> {
   }
   let response: OutboundResponse
   try {
-    response = await deliver(ctx, hook, job.event, job.payload)
+    response = await deliver(ctx, hook, job.event, job.payload, signal)
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err)
     // A refused address stays refused until someone changes the hook or the setting: no retry.
@@ -323,16 +323,10 @@ async function runDelivery(ctx: AppContext, job: Delivery): Promise<void> {
   }
 }
 
-/** The listeners and job kinds of web hooks; called once from openContext. */
+/** The listeners of web hooks; called once from openContext. */
 export function registerWebHooks(ctx: AppContext): void {
-  ctx.jobs.define(FAN_OUT_JOB, async (payload) => {
-    const deliveries = await deliveriesOf(ctx, payload as FanOut)
-    for (const delivery of deliveries) await ctx.jobs.enqueue(DELIVERY_JOB, delivery)
-  }, { maxAttempts: 3 })
-  ctx.jobs.define(DELIVERY_JOB, (payload) => runDelivery(ctx, payload as Delivery), { maxAttempts: DELIVERY_ATTEMPTS })
-
   ctx.activity.add(async (activity) => {
-    if (await hasAudience(ctx.db, audienceOf(activity))) await ctx.jobs.enqueue(FAN_OUT_JOB, activity)
+    if (await hasAudience(ctx.db, audienceOf(activity))) await ctx.jobs.enqueue(FAN_OUT_WEB_HOOKS, activity)
   })
   ctx.pushListeners.add(async (push: CompletedPush) => {
     if (!await hasAudience(ctx.db, pushAudience(push.project.id))) return
@@ -342,6 +336,6 @@ export function registerWebHooks(ctx: AppContext): void {
       userId: push.actor.user.id,
       updates: push.updates.map(({ ref, oldId, newId }) => ({ ref, oldId, newId })),
     }
-    await ctx.jobs.enqueue(FAN_OUT_JOB, job)
+    await ctx.jobs.enqueue(FAN_OUT_WEB_HOOKS, job)
   })
 }

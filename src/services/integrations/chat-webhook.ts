@@ -4,7 +4,7 @@
 // opened, closed, reopened or merged (edits are not announced, as in the original), comments, and
 // wiki pages. Confidential issues and their comments go out only with the confidential flags. The
 // listeners decide, render what the records say at that moment (a few indexed reads) and enqueue;
-// the job reads a push's commits from git, then sends.
+// the job (its kind is in jobs.ts) reads a push's commits from git, then sends.
 import type { AppContext } from '../../context.js'
 import type { IntegrationRow } from '../../db/schema.js'
 import { findProjectByIdOrPath, type ProjectAndNamespace } from '../../finders/project-lookup.js'
@@ -17,8 +17,8 @@ import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 import type { Activity, IssueActivity, MergeRequestActivity, NoteActivity, WikiPageActivity } from '../activity/activity.js'
 import { OutboundError, postJson } from '../outbound/outbound-http.js'
 import { activeIntegrations, parseSettings } from './integrations.js'
+import { POST_CHAT_MESSAGE } from './jobs.js'
 
-const CHAT_WEBHOOK_JOB = 'integrations.chat_webhook'
 const SLUG = 'chat-webhook'
 
 /** How many commits a push message lists, newest last. */
@@ -51,7 +51,7 @@ function announcesPush(row: IntegrationRow, defaultBranch: string | null, update
 
 async function enqueue(ctx: AppContext, row: IntegrationRow, message: ChatWebhookPayload['message']): Promise<void> {
   const payload: ChatWebhookPayload = { integrationId: row.id, projectId: row.project_id, message }
-  await ctx.jobs.enqueue(CHAT_WEBHOOK_JOB, payload)
+  await ctx.jobs.enqueue(POST_CHAT_MESSAGE, payload)
 }
 
 export async function chatOnPush(ctx: AppContext, row: IntegrationRow, push: CompletedPush): Promise<void> {
@@ -191,7 +191,8 @@ function activityText(ctx: AppContext, place: Place, activity: ProjectActivity):
 
 // ---- sending ------------------------------------------------------------------------------------
 
-async function deliver(ctx: AppContext, payload: ChatWebhookPayload): Promise<void> {
+/** The chat-message job: sends unless the integration is gone or off; throws (to be retried) when the receiver failed. */
+export async function postChatMessage(ctx: AppContext, payload: ChatWebhookPayload, signal: AbortSignal): Promise<void> {
   const row = await ctx.db.selectFrom('integrations').selectAll().where('id', '=', payload.integrationId).executeTakeFirst()
   const found = await findProjectByIdOrPath(ctx.db, String(payload.projectId))
   if (row === undefined || row.active !== 1 || found === null) return
@@ -200,7 +201,7 @@ async function deliver(ctx: AppContext, payload: ChatWebhookPayload): Promise<vo
   const { message } = payload
   const text = 'text' in message ? message.text : await pushText(ctx, placeOf(ctx, found), found.project.id, message.push)
   try {
-    const response = await postJson(ctx, { url: webhook, body: { text } })
+    const response = await postJson(ctx, { url: webhook, body: { text }, signal })
     // A receiver in trouble may recover: retried. One that refuses the message will refuse it again.
     if (response.status >= 500) throw new Error(`the chat webhook answered ${response.status}`)
     if (response.status >= 400) ctx.log.warn({ integration: row.id, status: response.status }, 'the chat webhook refused a message')
@@ -211,8 +212,4 @@ async function deliver(ctx: AppContext, payload: ChatWebhookPayload): Promise<vo
     }
     throw err
   }
-}
-
-export function defineChatWebhookJob(ctx: AppContext): void {
-  ctx.jobs.define(CHAT_WEBHOOK_JOB, (payload) => deliver(ctx, payload as ChatWebhookPayload), { maxAttempts: 3 })
 }

@@ -16,8 +16,6 @@ import { getApplicationSettings } from '../settings.js'
 import type { MailMessage } from '../mail/mailer.js'
 import { parseSettings } from './integrations.js'
 
-export const EMAILS_ON_PUSH_JOB = 'integrations.emails_on_push'
-
 /** One job per recipient, so a failed delivery is retried for that recipient alone. */
 export interface PushEmailPayload {
   integrationId: number
@@ -211,13 +209,11 @@ async function buildMessage(ctx: AppContext, payload: PushEmailPayload, found: P
   }
 }
 
-export function defineEmailsOnPushJob(ctx: AppContext): void {
-  ctx.jobs.define(EMAILS_ON_PUSH_JOB, async (raw) => {
-    const payload = raw as PushEmailPayload
-    const mailer = ctx.mailer
-    const found = await findProjectByIdOrPath(ctx.db, String(payload.projectId))
-    if (mailer === null || found === null) return
-    const message = await buildMessage(ctx, payload, found)
-    if (message !== null) await mailer.send(message)
-  }, { maxAttempts: 5 })
+/** The push-email job: builds the email from git and sends it, unless the mail server or project is gone. */
+export async function sendPushEmail(ctx: AppContext, payload: PushEmailPayload): Promise<void> {
+  const mailer = ctx.mailer
+  const found = await findProjectByIdOrPath(ctx.db, String(payload.projectId))
+  if (mailer === null || found === null) return
+  const message = await buildMessage(ctx, payload, found)
+  if (message !== null) await mailer.send(message)
 }

@@ -1,11 +1,12 @@
-// The integrations that act: their job kinds, and the listeners that decide, after a push or an
-// activity, which of a project's active integrations have work to do and enqueue it.
+// The integrations that act: the listeners that decide, after a push or an activity, which of a
+// project's active integrations have work to do and enqueue it (the job kinds are in jobs.ts).
 import type { AppContext } from '../../context.js'
 import type { CompletedPush } from '../push/after-push.js'
 import { TAG_PREFIX } from '../../git/ref-names.js'
-import { chatOnActivity, chatOnPush, defineChatWebhookJob } from './chat-webhook.js'
-import { EMAILS_ON_PUSH_JOB, defineEmailsOnPushJob, recipientsOf, type PushEmailPayload } from './emails-on-push.js'
+import { chatOnActivity, chatOnPush } from './chat-webhook.js'
+import { recipientsOf, type PushEmailPayload } from './emails-on-push.js'
 import { activeIntegrations, parseSettings } from './integrations.js'
+import { SEND_PUSH_EMAIL } from './jobs.js'
 import type { IntegrationRow } from '../../db/schema.js'
 
 async function emailsOnPush(ctx: AppContext, row: IntegrationRow, push: CompletedPush): Promise<void> {
@@ -20,14 +21,12 @@ async function emailsOnPush(ctx: AppContext, row: IntegrationRow, push: Complete
         integrationId: row.id, recipient, projectId: push.project.id, userId: push.actor.user.id,
         ref: update.ref, oldId: update.oldId, newId: update.newId,
       }
-      await ctx.jobs.enqueue(EMAILS_ON_PUSH_JOB, payload)
+      await ctx.jobs.enqueue(SEND_PUSH_EMAIL, payload)
     }
   }
 }
 
 export function registerIntegrations(ctx: AppContext): void {
-  defineEmailsOnPushJob(ctx)
-  defineChatWebhookJob(ctx)
   ctx.pushListeners.add(async (push) => {
     for (const row of await activeIntegrations(ctx.db, push.project.id, ['emails-on-push', 'chat-webhook'])) {
       if (row.kind === 'emails-on-push') await emailsOnPush(ctx, row, push)

@@ -1,8 +1,9 @@
 // What a push means for open merge requests, as the original's MergeRequests::RefreshService: a
 // moved source branch refreshes the merge requests it feeds (sha, head ref, merge_status) and notes
 // "added N commits"; a moved target branch that now holds a merge request's head marks it merged
-// by the pusher; the other merge requests into that branch show `unchecked` until a job re-checks
-// them, so a push (or a merge) never waits for one three-way merge per open merge request.
+// by the pusher; the other merge requests into that branch show `unchecked` until a job (its kind
+// is in jobs.ts) re-checks them, so a push (or a merge) never waits for one three-way merge per open
+// merge request.
 import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { MergeRequestRow } from '../../db/schema.js'
@@ -16,22 +17,22 @@ import { type RefUpdate } from '../push/check-push.js'
 import { BRANCH_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { mergedActivity } from './merge-merge-request.js'
 import { MERGE_REQUEST_REF_PREFIX, mergeRequestHeadRef, refreshMergeRequest } from './refresh-merge-request.js'
+import { RECHECK_MERGE_STATUS } from './jobs.js'
 
-export const RECHECK_MERGE_REQUESTS_JOB = 'merge_requests.recheck'
-
-interface RecheckPayload {
+export interface RecheckPayload {
   projectId: number
   branch: string
 }
 
+/** The re-check job: refreshes every open merge request into the branch. */
+export async function recheckMergeRequests(ctx: AppContext, { projectId, branch }: RecheckPayload): Promise<void> {
+  const open = await ctx.db.selectFrom('merge_requests').select('id')
+    .where('target_project_id', '=', projectId).where('target_branch', '=', branch).where('state', '=', 'opened')
+    .execute()
+  for (const { id } of open) await refreshMergeRequest(ctx, id)
+}
+
 export function registerMergeRequestPushListener(ctx: AppContext): void {
-  ctx.jobs.define(RECHECK_MERGE_REQUESTS_JOB, async (payload) => {
-    const { projectId, branch } = payload as RecheckPayload
-    const open = await ctx.db.selectFrom('merge_requests').select('id')
-      .where('target_project_id', '=', projectId).where('target_branch', '=', branch).where('state', '=', 'opened')
-      .execute()
-    for (const { id } of open) await refreshMergeRequest(ctx, id)
-  })
   ctx.pushListeners.add((push) => onPush(ctx, push))
 }
 
@@ -93,9 +94,7 @@ async function checkTargetsOf(ctx: AppContext, push: CompletedPush, update: RefU
   if (stale.length === 0) return
   await ctx.db.updateTable('merge_requests').set({ merge_status: 'unchecked' })
     .where('id', 'in', stale).where('state', '=', 'opened').execute()
-  await ctx.jobs.enqueue(RECHECK_MERGE_REQUESTS_JOB, { projectId: push.project.id, branch } satisfies RecheckPayload, {
-    uniqueKey: `${RECHECK_MERGE_REQUESTS_JOB}:${push.project.id}:${branch}`,
-  })
+  await ctx.jobs.enqueue(RECHECK_MERGE_STATUS, { projectId: push.project.id, branch }, { uniqueKey: `${push.project.id}:${branch}` })
 }
 
 /**

@@ -1,13 +1,13 @@
 // Notification email, wired to the hook points: issue, merge request and note activities and
-// pushes to open merge requests' source branches each enqueue one `notifications.event` job, which
+// pushes to open merge requests' source branches each enqueue one `notifications.fan_out` job, which
 // computes the recipients (recipients.ts) and enqueues one `notifications.deliver` job per email,
 // so a failed send is retried alone (with the queue's backoff) and never mails the others twice. A
-// daily job mails about the open issues due that day. Nothing is enqueued without INGOT_SMTP_URL.
+// daily job mails about the open issues due that day (the kinds are in jobs.ts). Nothing is
+// enqueued without INGOT_SMTP_URL.
 import type { AppContext } from '../../context.js'
 import type { EmailEvent } from '../../entities/notification-setting.js'
 import type { Activity } from '../activity/activity.js'
 import type { CompletedPush } from '../push/after-push.js'
-import type { MailMessage } from '../mail/mailer.js'
 import { BRANCH_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { NULL_OID } from '../../git/repository.js'
 import { commitIdsBetween, countCommitsBetween } from '../../git/merge.js'
@@ -17,12 +17,8 @@ import { issueAssigneeIds } from '../../finders/issues-finder.js'
 import { getApplicationSettings } from '../settings.js'
 import { notificationRecipients, type NotificationSubject, type NotifiedTarget } from './recipients.js'
 import { composeNotificationEmail, type EventDetails } from './notification-email.js'
+import { DELIVER_NOTIFICATION, FAN_OUT_NOTIFICATION } from './jobs.js'
 
-export const NOTIFICATION_EVENT_JOB = 'notifications.event'
-export const NOTIFICATION_DELIVER_JOB = 'notifications.deliver'
-export const ISSUE_DUE_JOB = 'notifications.issue_due'
-
-const DAY_MS = 24 * 60 * 60 * 1000
 /** The commits a push_to_merge_request email lists. */
 const LISTED_COMMITS = 20
 
@@ -38,18 +34,12 @@ export interface NotificationEventPayload {
   push?: { projectId: number; oldId: string; newId: string }
 }
 
+/** The listeners of notification email; called once from openContext. */
 export function registerNotificationEmail(ctx: AppContext): void {
-  ctx.jobs.define(NOTIFICATION_EVENT_JOB, (payload) => sendEventEmails(ctx, payload as NotificationEventPayload))
-  ctx.jobs.define(NOTIFICATION_DELIVER_JOB, async (payload) => {
-    // Configuration may have lost its SMTP server since the email was enqueued.
-    if (ctx.mailer === null) return
-    await ctx.mailer.send(payload as MailMessage)
-  }, { maxAttempts: 8 })
-  ctx.jobs.defineRecurring(ISSUE_DUE_JOB, DAY_MS, () => enqueueIssuesDue(ctx))
   ctx.activity.add(async (activity) => {
     if (ctx.mailer === null) return
     const payload = await eventOf(ctx, activity)
-    if (payload !== null) await ctx.jobs.enqueue(NOTIFICATION_EVENT_JOB, payload)
+    if (payload !== null) await ctx.jobs.enqueue(FAN_OUT_NOTIFICATION, payload)
   })
   ctx.pushListeners.add((push) => onPush(ctx, push))
 }
@@ -105,7 +95,7 @@ async function onPush(ctx: AppContext, push: CompletedPush): Promise<void> {
       .where('source_project_id', '=', push.project.id).where('source_branch', '=', shortRefName(update.ref)).where('state', '=', 'opened')
       .execute()
     for (const mr of open) {
-      await ctx.jobs.enqueue(NOTIFICATION_EVENT_JOB, {
+      await ctx.jobs.enqueue(FAN_OUT_NOTIFICATION, {
         event: 'push_to_merge_request', projectId: mr.target_project_id, target: { type: 'MergeRequest', id: mr.id },
         actorId: push.actor.user.id, push: { projectId: push.project.id, oldId: update.oldId, newId: update.newId },
       } satisfies NotificationEventPayload)
@@ -114,13 +104,13 @@ async function onPush(ctx: AppContext, push: CompletedPush): Promise<void> {
 }
 
 /** The open issues due today, each its own issue_due job (the author is told too, as the original does). */
-async function enqueueIssuesDue(ctx: AppContext): Promise<void> {
+export async function enqueueIssuesDue(ctx: AppContext): Promise<void> {
   if (ctx.mailer === null) return
   const date = today()
   const due = await ctx.db.selectFrom('issues').select(['id', 'project_id', 'author_id'])
     .where('due_date', '=', date).where('state', '=', 'opened').execute()
   for (const issue of due) {
-    await ctx.jobs.enqueue(NOTIFICATION_EVENT_JOB, {
+    await ctx.jobs.enqueue(FAN_OUT_NOTIFICATION, {
       event: 'issue_due', projectId: issue.project_id, target: { type: 'Issue', id: issue.id }, actorId: issue.author_id, notifyActor: true,
     } satisfies NotificationEventPayload, { uniqueKey: `issue_due:${issue.id}:${date}` })
   }
@@ -145,7 +135,8 @@ async function loadSubject(ctx: AppContext, payload: NotificationEventPayload): 
   return snippet === undefined ? null : { project, namespace, target: { type, snippet } }
 }
 
-async function sendEventEmails(ctx: AppContext, payload: NotificationEventPayload): Promise<void> {
+/** Works out an event's recipients and enqueues one email to each. */
+export async function sendEventEmails(ctx: AppContext, payload: NotificationEventPayload, requestId: string | null): Promise<void> {
   if (ctx.mailer === null) return
   const { db } = ctx
   const subject = await loadSubject(ctx, payload)
@@ -181,9 +172,8 @@ async function sendEventEmails(ctx: AppContext, payload: NotificationEventPayloa
     externalUrl: ctx.config.externalUrl, emailFrom: ctx.config.emailFrom,
     htmlEmails: settings.html_emails_enabled, authorInBody: settings.email_author_in_body,
   }
-  for (const recipient of recipients) {
-    await ctx.jobs.enqueue(NOTIFICATION_DELIVER_JOB, composeNotificationEmail(context, subject, details, recipient))
-  }
+  const emails = recipients.map((recipient) => composeNotificationEmail(context, subject, details, recipient))
+  await ctx.jobs.enqueueMany(DELIVER_NOTIFICATION, emails, { requestId })
 }
 
 async function pushedCommits(ctx: AppContext, push: NonNullable<NotificationEventPayload['push']>): Promise<Pick<EventDetails, 'commits' | 'commitCount'>> {

@@ -163,6 +163,7 @@ class Slots {
 
   /** Resolves when a slot is taken; `signal` gives up waiting (the slot is then not taken). */
   acquire(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(new OutboundError('timeout', 'Timed out waiting to send'))
     if (this.free > 0) {
       this.free -= 1
       return Promise.resolve()
@@ -197,6 +198,8 @@ export interface OutboundRequest extends OutboundOptions {
   headers?: Record<string, string>
   /** Check the receiver's TLS certificate (default true). */
   verifyTls?: boolean
+  /** Abandons the request early (the job sending it hit its time limit, or the process is stopping). */
+  signal?: AbortSignal
 }
 
 export interface OutboundResponse {
@@ -238,15 +241,16 @@ function send(vetted: Vetted, request: OutboundRequest, payload: Buffer, signal:
         chunks.push(chunk)
       })
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
-      res.on('error', (err) => reject(toOutboundError(err, signal)))
+      res.on('error', (err) => reject(toOutboundError(err, signal, request.signal)))
     })
-    req.on('error', (err) => reject(toOutboundError(err, signal)))
+    req.on('error', (err) => reject(toOutboundError(err, signal, request.signal)))
     req.end(payload)
   })
 }
 
-function toOutboundError(err: Error, signal: AbortSignal): OutboundError {
+function toOutboundError(err: Error, signal: AbortSignal, caller?: AbortSignal): OutboundError {
   if (err instanceof OutboundError) return err
+  if (caller?.aborted) return new OutboundError('timeout', 'Request aborted')
   if (signal.aborted) return new OutboundError('timeout', 'Request timed out')
   const code = (err as { code?: unknown }).code
   return new OutboundError('network', typeof code === 'string' ? `${code}: ${err.message}` : err.message)
@@ -257,7 +261,8 @@ function toOutboundError(err: Error, signal: AbortSignal): OutboundError {
  * saved); redirects are answered as they come, never followed. Throws OutboundError.
  */
 export async function postJson(ctx: Ctx, request: OutboundRequest): Promise<OutboundResponse> {
-  const signal = AbortSignal.timeout(ctx.config.outboundTimeoutMs)
+  const timeout = AbortSignal.timeout(ctx.config.outboundTimeoutMs)
+  const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal])
   const vetted = await vet(ctx, request.url, request.allowLocal ?? false)
   if (typeof vetted === 'string') throw new OutboundError('blocked', vetted)
   const payload = Buffer.from(JSON.stringify(request.body ?? null))

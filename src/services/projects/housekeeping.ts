@@ -1,7 +1,7 @@
 // Repository housekeeping, as the original's Projects::HousekeepingService: every push counts (afterPush
 // adds it to the project's pushes_since_gc), and when the count reaches a multiple of one of the
-// instance's periods a job runs the task that count picks (gc, full repack, incremental repack;
-// git/housekeeping.ts). POST /projects/:id/housekeeping starts one at once. A lease on the project
+// instance's periods a job (its kind is in jobs.ts) runs the task that count picks (gc, full repack,
+// incremental repack; git/housekeeping.ts). POST /projects/:id/housekeeping starts one at once. A lease on the project
 // (held from the enqueue to the end of the job, at most a day) keeps two from running on one
 // repository; the counter starts again from 0 once it has reached the gc period.
 import type { AppContext } from '../../context.js'
@@ -9,8 +9,7 @@ import type { ProjectRow } from '../../db/schema.js'
 import { HOUSEKEEPING_TASKS, runHousekeeping, type HousekeepingTask } from '../../git/housekeeping.js'
 import { getApplicationSettings, type ApplicationSettings } from '../settings.js'
 import { enqueueStatisticsRefresh } from './refresh-statistics.js'
-
-export const HOUSEKEEPING_JOB = 'project.housekeeping'
+import { HOUSEKEEP_REPOSITORY } from './jobs.js'
 
 /** The original's lease: a job that dies without ending its lease blocks housekeeping for a day at most. */
 const LEASE_MS = 24 * 60 * 60 * 1000
@@ -33,7 +32,7 @@ function housekeepingDue(pushesSinceGc: number, settings: ApplicationSettings): 
   return settings.housekeeping_enabled && pushesSinceGc > 0 && periods.some((period) => pushesSinceGc % period === 0)
 }
 
-interface HousekeepingPayload {
+export interface HousekeepingPayload {
   projectId: number
   task: HousekeepingTask
 }
@@ -47,7 +46,7 @@ function isHousekeepingPayload(value: unknown): value is HousekeepingPayload {
  * Takes the project's lease and enqueues the task its push count picks; the job's id, or null when
  * a housekeeping job of the project is pending or running (or the project is gone).
  */
-export async function startHousekeeping(ctx: AppContext, projectId: number): Promise<number | null> {
+export async function startHousekeeping(ctx: AppContext, projectId: number): Promise<string | null> {
   const settings = await getApplicationSettings(ctx.db)
   const now = Date.now()
   const task = await ctx.db.transaction().execute(async (trx) => {
@@ -63,7 +62,7 @@ export async function startHousekeeping(ctx: AppContext, projectId: number): Pro
   })
   if (task === null) return null
   try {
-    return await ctx.jobs.enqueue(HOUSEKEEPING_JOB, { projectId, task } satisfies HousekeepingPayload, { uniqueKey: `housekeeping:${projectId}` })
+    return await ctx.jobs.enqueue(HOUSEKEEP_REPOSITORY, { projectId, task }, { uniqueKey: String(projectId) })
   } catch (err) {
     await endLease(ctx, projectId)
     throw err
@@ -80,14 +79,15 @@ async function afterCountedPush(ctx: AppContext, project: ProjectRow): Promise<v
   await startHousekeeping(ctx, project.id)
 }
 
-async function housekeep(ctx: AppContext, payload: unknown): Promise<void> {
+/** The housekeeping job; the lease ends with it, whatever happens. */
+export async function housekeep(ctx: AppContext, payload: HousekeepingPayload, signal: AbortSignal): Promise<void> {
   if (!isHousekeepingPayload(payload)) throw new Error('malformed housekeeping job')
   const { projectId, task } = payload
   try {
     const project = await ctx.db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst()
     if (project === undefined) return
     const settings = await getApplicationSettings(ctx.db)
-    await runHousekeeping(ctx.repositories.open(projectId), task, { bitmaps: settings.housekeeping_bitmaps_enabled })
+    await runHousekeeping(ctx.repositories.open(projectId), task, { bitmaps: settings.housekeeping_bitmaps_enabled, signal })
   } finally {
     await endLease(ctx, projectId)
   }
@@ -95,9 +95,7 @@ async function housekeep(ctx: AppContext, payload: unknown): Promise<void> {
   await enqueueStatisticsRefresh(ctx, projectId)
 }
 
-/** The housekeeping job kind and the push listener that starts it when due; called once by openContext. */
+/** The push listener that starts housekeeping when due; called once by openContext. */
 export function registerRepositoryHousekeeping(ctx: AppContext): void {
-  // As the original's worker, never retried: the next push that is due, or a caller, starts another.
-  ctx.jobs.define(HOUSEKEEPING_JOB, (payload) => housekeep(ctx, payload), { maxAttempts: 1 })
   ctx.pushListeners.add(({ project }) => afterCountedPush(ctx, project))
 }

@@ -1,17 +1,17 @@
 // What a project shows of its repository without reading it on every request, worked out by a job
 // after pushes, forks and README commits so that none of them waits: the statistics (spec: Project
 // `statistics`: commits on the default branch, the repository's size) and the README behind
-// `readme_url`. The same job keeps the repository's commit-graph current, which history reads by
-// path (last commits of files, commit lists with `path`) need to stay fast on long histories.
+// `readme_url`. The same job (its kind is in jobs.ts) keeps the repository's commit-graph current,
+// which history reads by path (last commits of files, commit lists with `path`) need to stay fast
+// on long histories.
 import type { AppContext } from '../../context.js'
 import { countCommits, historyFrom } from '../../git/log.js'
 import type { GitRepository } from '../../git/repository.js'
-
-export const REFRESH_STATISTICS_JOB = 'project.refresh_statistics'
+import { REFRESH_STATISTICS } from './jobs.js'
 
 /** Enqueues a refresh; while one is pending for the project, another request adds nothing. */
 export async function enqueueStatisticsRefresh(ctx: Pick<AppContext, 'jobs'>, projectId: number): Promise<void> {
-  await ctx.jobs.enqueue(REFRESH_STATISTICS_JOB, { projectId }, { uniqueKey: `statistics:${projectId}` })
+  await ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId }, { uniqueKey: String(projectId) })
 }
 
 // The original's README rules (Gitlab::FileDetector, MarkupHelper): a root file named readme*, a
@@ -65,9 +65,7 @@ export async function refreshStatistics(ctx: Pick<AppContext, 'db' | 'repositori
   return true
 }
 
-export function defineStatisticsJob(ctx: AppContext): void {
-  ctx.jobs.define(REFRESH_STATISTICS_JOB, async (payload) => {
-    const { projectId } = payload as { projectId: number }
-    if (await refreshStatistics(ctx, projectId)) await ctx.repositories.open(projectId).writeCommitGraph()
-  })
+/** The refresh job: statistics and README, then the commit-graph. */
+export async function refreshStatisticsAndCommitGraph(ctx: AppContext, projectId: number): Promise<void> {
+  if (await refreshStatistics(ctx, projectId)) await ctx.repositories.open(projectId).writeCommitGraph()
 }
