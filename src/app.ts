@@ -5,7 +5,7 @@ import { STATUS_CODES } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import qs from 'qs'
-import type { AppContext } from './context.js'
+import { contextFor, type AppContext } from './context.js'
 import { ApiError, invalidParam } from './common/errors.js'
 import { addParamKeywords } from './api/params.js'
 import { isUploadedFile, type UploadedFile } from './common/uploaded-file.js'
@@ -26,9 +26,16 @@ import web from './web/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The process's context; handlers use their request's (req.ingot). */
     ingot: AppContext
   }
+  interface FastifyRequest {
+    /** The context this request acts in: the process's, with its log and its id on the jobs it enqueues. */
+    readonly ingot: AppContext
+  }
 }
+
+const requestContext = Symbol('requestContext')
 
 /** `a[]=1&a[]=2` arrays and `h[key]=v` hashes, as the v4 API's clients encode them. */
 const parseParams = (text: string) =>
@@ -64,6 +71,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('ingot', ctx)
+  // Made on first use and kept on the request: routes that never reach a service pay nothing.
+  app.decorateRequest(requestContext, null)
+  app.decorateRequest('ingot', {
+    getter() {
+      const req = this as FastifyRequest & { [requestContext]: AppContext | null }
+      return (req[requestContext] ??= contextFor(ctx, { requestId: req.id, log: req.log }))
+    },
+  })
 
   // JSON bodies may be empty (clients send a content type on body-less POSTs such as star).
   app.removeContentTypeParser('application/json')

@@ -1,5 +1,7 @@
 // The long-lived parts of a running Ingot, created once per process and handed to routes,
-// services and jobs: configuration, database, repository storage and the job queue.
+// services and jobs: configuration, database, repository storage and the job queue. Each request
+// and each job sees them through a context of its own (contextFor), whose log lines and enqueued
+// jobs carry the id of the request they act for.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.js'
 import { migrateToLatest, openDatabase, type Db, type Dialect } from './db/index.js'
@@ -29,7 +31,31 @@ export interface AppContext {
   /** Outgoing email (services/mail/mailer.ts); null when INGOT_SMTP_URL is not set. */
   mailer: Mailer | null
   log: FastifyBaseLogger
+  /**
+   * The request this context acts for: the request itself, or the one whose change enqueued the job
+   * (and so on down a chain of jobs); null for the process's own context.
+   */
+  requestId: string | null
   close(): Promise<void>
+}
+
+/** What a request's or a job's context has of its own. */
+export interface ContextScope {
+  requestId: string | null
+  log: FastifyBaseLogger
+}
+
+/**
+ * The process's context as one request or job sees it: `log` bound to it, and jobs enqueued through
+ * it stamped with its request id, so that the jobs a request causes (and the jobs those cause) log
+ * under the same id as the request. Everything else is the process's (a prototype, not a copy).
+ */
+export function contextFor(ctx: AppContext, scope: ContextScope): AppContext {
+  return Object.create(ctx, {
+    requestId: { value: scope.requestId },
+    log: { value: scope.log },
+    jobs: { value: ctx.jobs.forRequest(scope.requestId) },
+  }) as AppContext
 }
 
 /**
@@ -42,7 +68,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
   try {
     const applied = await migrateToLatest(database.db)
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated')
-    jobs = await openJobQueue({ config, db: database.db, dialect: database.dialect, log, kinds: ALL_JOB_KINDS, contextOf: () => ctx })
+    jobs = await openJobQueue({ config, db: database.db, dialect: database.dialect, log, kinds: ALL_JOB_KINDS, contextOf: (scope) => contextFor(ctx, scope) })
   } catch (err) {
     await database.close()
     throw err
@@ -57,6 +83,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     activity: new ActivityListeners(),
     mailer: config.smtpUrl === null ? null : createSmtpMailer(config.smtpUrl, config.emailFrom),
     log,
+    requestId: null,
     async close() {
       await jobs.close()
       await ctx.mailer?.close()

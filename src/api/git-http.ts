@@ -127,7 +127,7 @@ async function findRepositoryOwner(db: Db, fullPath: string) {
  * are decided later, by the pre-receive hook.
  */
 async function authorize(req: FastifyRequest, route: GitRoute, service: unknown, client: GitClient): Promise<Authorized> {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   if (client.kind === 'refused') throw new GitHttpError(401, client.message, client.challenge)
   // With enabled_git_access_protocol `ssh`, HTTP is refused to everyone: anonymous callers get
   // the challenge (as the original, which then has no anonymous access to offer), others a 403.
@@ -179,7 +179,7 @@ function bodyDecoderOf(encoding: string | string[] | undefined): 'gzip' | 'none'
 function runService(req: FastifyRequest, reply: FastifyReply, service: GitService, options: ServiceOptions, authorized: Authorized) {
   const decoder = bodyDecoderOf(req.headers['content-encoding'])
   if (decoder === null) throw new GitHttpError(415, 'Unsupported Content-Encoding')
-  const ctx = req.server.ingot
+  const ctx = req.ingot
   const { subject, actor: pusher } = authorized
   // (authorize() answered anonymous pushes with a challenge already.)
   if (service === 'git-receive-pack' && pusher === null) throw challenge()

@@ -31,7 +31,7 @@ const LIST_CACHE_BYTES = 16 * 1024 * 1024
 const JSON_CACHE_BYTES = 16 * 1024 * 1024
 
 function jsonCache(req: FastifyRequest, fragments: CachedList) {
-  return readCacheOf<string>(req.server.ingot.db, `json:${fragments.name}`, {
+  return readCacheOf<string>(req.ingot.db, `json:${fragments.name}`, {
     tables: fragments.tables, maxWeight: JSON_CACHE_BYTES, weigh: (json) => json.length,
   })
 }
@@ -45,7 +45,7 @@ export interface ListResponse {
 export async function sendCachedList(
   req: FastifyRequest, reply: FastifyReply, list: CachedList, produce: () => Promise<ListResponse>,
 ): Promise<FastifyReply> {
-  const cache = readCacheOf<ListResponse>(req.server.ingot.db, `list:${list.name}`, {
+  const cache = readCacheOf<ListResponse>(req.ingot.db, `list:${list.name}`, {
     tables: list.tables, maxWeight: LIST_CACHE_BYTES, weigh: (response) => response.body.length,
   })
   const response = cache === null ? await produce() : await cache.get(responseKey(req), produce)

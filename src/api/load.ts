@@ -32,7 +32,7 @@ export interface LoadedGroup {
 
 /** A project by id or URL-decoded full path, 404 unless the caller can read it. */
 export async function loadProject(req: FastifyRequest, idOrPath: string): Promise<LoadedProject> {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const found = await findProjectByIdOrPath(db, idOrPath)
   if (found === null) throw notFound('Project')
   const { project, namespace } = found
@@ -63,7 +63,7 @@ export function defaultRevision(loaded: LoadedProject): string {
 /** A project and its repository, for `ability` ('download_code' to read, 'push_code' to write). */
 export async function loadRepository(req: FastifyRequest, idOrPath: string, ability: ProjectAbility = 'download_code'): Promise<LoadedRepository> {
   const loaded = await loadProjectFor(req, idOrPath, ability)
-  return { ...loaded, repo: req.server.ingot.repositories.open(loaded.project.id) }
+  return { ...loaded, repo: req.ingot.repositories.open(loaded.project.id) }
 }
 
 export interface LoadedIssue extends LoadedProject {
@@ -78,7 +78,7 @@ export interface LoadedIssue extends LoadedProject {
  */
 export async function loadIssue(req: FastifyRequest, idOrPath: string, iid: number, ability: ProjectAbility = 'read_project'): Promise<LoadedIssue> {
   const loaded = await loadProject(req, idOrPath)
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const issue = await findIssueByIid(db, loaded.project.id, iid)
   if (issue === null) throw notFound('Issue')
   const assigneeIds = await issueAssigneeIds(db, issue.id)
@@ -97,7 +97,7 @@ export async function loadMergeRequest(
 ): Promise<LoadedMergeRequest> {
   const loaded = await loadProject(req, idOrPath)
   if (!canOnProject(req.actor, loaded, 'read_merge_request')) throw notFound('Merge Request')
-  const mergeRequest = await findMergeRequestByIid(req.server.ingot.db, loaded.project.id, iid)
+  const mergeRequest = await findMergeRequestByIid(req.ingot.db, loaded.project.id, iid)
   if (mergeRequest === null) throw notFound('Merge Request')
   authorize(canOnProject(req.actor, loaded, ability))
   return { ...loaded, mergeRequest }
@@ -105,7 +105,7 @@ export async function loadMergeRequest(
 
 /** A group by id or URL-decoded full path, 404 unless the caller can see it. */
 export async function loadGroup(req: FastifyRequest, idOrPath: string): Promise<LoadedGroup> {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const group = await findVisibleGroup(db, req.actor, idOrPath)
   if (group === null) throw notFound('Group')
   const accessLevel = req.actor === null ? 0 : await groupAccessFor(db, req.actor.user.id, group.id)
@@ -135,7 +135,7 @@ export async function loadProjectMilestone(
   req: FastifyRequest, projectIdOrPath: string, milestoneId: number, ability: ProjectAbility = 'read_milestone',
 ): Promise<LoadedProjectMilestone> {
   const loaded = await loadProjectFor(req, projectIdOrPath, ability)
-  const milestone = await findMilestone(req.server.ingot.db, { type: 'project', id: loaded.project.id }, milestoneId)
+  const milestone = await findMilestone(req.ingot.db, { type: 'project', id: loaded.project.id }, milestoneId)
   if (milestone === null) throw notFound('Milestone')
   return { ...loaded, milestone }
 }
@@ -149,14 +149,14 @@ export async function loadGroupMilestone(
 ): Promise<LoadedGroupMilestone> {
   const loaded = await loadGroup(req, groupIdOrPath)
   authorizeGroupLevel(req, loaded, minLevel)
-  const milestone = await findMilestone(req.server.ingot.db, { type: 'group', id: loaded.group.id }, milestoneId)
+  const milestone = await findMilestone(req.ingot.db, { type: 'group', id: loaded.group.id }, milestoneId)
   if (milestone === null) throw notFound('Milestone')
   return { ...loaded, milestone }
 }
 
 /** A user by numeric id, or by username where `byUsername` allows it; the ghost is never found. */
 export async function loadUser(req: FastifyRequest, idOrUsername: string | number, options: { byUsername?: boolean } = {}): Promise<UserRow> {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const key = String(idOrUsername)
   let user: UserRow | null = null
   if (typeof idOrUsername === 'number' || NUMERIC_ID.test(key)) user = await findUserById(db, Number(key))

@@ -20,7 +20,7 @@ export function sendArrayPage<T, R>(req: FastifyRequest, reply: FastifyReply, it
 
 /** X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page and Link of a page. */
 export function paginationHeaders(req: FastifyRequest, page: Page<unknown>): Record<string, string> {
-  const { externalUrl } = req.server.ingot.config
+  const { externalUrl } = req.ingot.config
   const totalPages = Math.max(1, Math.ceil(page.total / page.perPage))
   const next = page.page < totalPages ? page.page + 1 : null
   const prev = page.page > 1 && page.page <= totalPages ? page.page - 1 : null

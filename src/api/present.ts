@@ -3,5 +3,5 @@ import type { FastifyRequest } from 'fastify'
 import { presentContext, type PresentContext } from '../entities/common.js'
 
 export function presentCtx(req: FastifyRequest): PresentContext {
-  return presentContext(req.server.ingot.config.externalUrl, req.actor)
+  return presentContext(req.ingot.config.externalUrl, req.actor)
 }

@@ -42,7 +42,7 @@ async function wikiTarget(req: FastifyRequest, segments: readonly string[]): Pro
   for (let at = 2; at < segments.length; at++) {
     if (segments[at] !== 'wikis') continue
     const fullPath = segments.slice(0, at).join('/')
-    if (await findProjectByIdOrPath(req.server.ingot.db, fullPath) === null) continue
+    if (await findProjectByIdOrPath(req.ingot.db, fullPath) === null) continue
     const loaded = await visibleProject(req, fullPath)
     return loaded === null ? null : { loaded, slug: segments.slice(at + 1).join('/') }
   }
@@ -53,24 +53,24 @@ async function redirectWiki(req: FastifyRequest, reply: FastifyReply, segments: 
   const target = await wikiTarget(req, segments)
   if (target === null) throw notFound('Project')
   const { loaded, slug } = target
-  const external = await externalWikiUrl(req.server.ingot.db, loaded.project.id)
+  const external = await externalWikiUrl(req.ingot.db, loaded.project.id)
   if (external !== null) return reply.redirect(external, 302)
   if (loaded.project.wiki_enabled !== 1) throw notFound()
-  const wikis = `${req.server.ingot.config.externalUrl}/api/v4/projects/${loaded.project.id}/wikis`
+  const wikis = `${req.ingot.config.externalUrl}/api/v4/projects/${loaded.project.id}/wikis`
   return reply.redirect(slug === '' ? wikis : `${wikis}/${encodeURIComponent(slug)}`, 302)
 }
 
 async function redirectIssues(req: FastifyRequest, reply: FastifyReply, fullPath: string, page: string | undefined) {
   const loaded = await visibleProject(req, fullPath)
   if (loaded === null) throw notFound('Project')
-  const tracker = await externalIssueTracker(req.server.ingot.db, loaded.project.id)
+  const tracker = await externalIssueTracker(req.ingot.db, loaded.project.id)
   if (tracker !== null) {
     const url = page === undefined ? tracker.projectUrl : page === 'new' ? tracker.newIssueUrl : tracker.issueUrl(Number(page))
     return reply.redirect(url, 302)
   }
   // Issues are created through the API; there is no page to send a browser to.
   if (page === 'new' || loaded.project.issues_enabled !== 1) throw notFound()
-  const issues = `${req.server.ingot.config.externalUrl}/api/v4/projects/${loaded.project.id}/issues`
+  const issues = `${req.ingot.config.externalUrl}/api/v4/projects/${loaded.project.id}/issues`
   return reply.redirect(page === undefined ? issues : `${issues}/${page}`, 302)
 }
 

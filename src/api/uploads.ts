@@ -45,13 +45,13 @@ const uploads: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { user_id: userId, filename } = req.params
     const avatarPath = `${userAvatarDir(userId)}/${filename}`
-    if (await userAvatarPath(req.server.ingot.db, userId) !== avatarPath) return reply.code(404).send({ message: '404 Not Found' })
+    if (await userAvatarPath(req.ingot.db, userId) !== avatarPath) return reply.code(404).send({ message: '404 Not Found' })
     const extension = path.extname(filename).slice(1).toLowerCase() as keyof typeof AVATAR_CONTENT_TYPES
     return reply
       .type(AVATAR_CONTENT_TYPES[extension] ?? 'application/octet-stream')
       .header('cache-control', 'public, max-age=3600')
       .header('x-content-type-options', 'nosniff')
-      .send(fs.createReadStream(path.join(uploadsRoot(req.server.ingot.config.dataDir), avatarPath)))
+      .send(fs.createReadStream(path.join(uploadsRoot(req.ingot.config.dataDir), avatarPath)))
   })
 
   app.get(`${PROJECT_UPLOADS_PREFIX}/*`, {
@@ -64,7 +64,7 @@ const uploads: FastifyPluginAsyncTypebox = async (app) => {
       if (err instanceof ApiError && err.statusCode === 404) return null
       throw err
     })
-    const file = project === null ? null : projectUploadPath(req.server.ingot.config.dataDir, project.id, { secret, name })
+    const file = project === null ? null : projectUploadPath(req.ingot.config.dataDir, project.id, { secret, name })
     const stat = file === null ? null : await fs.promises.stat(file).catch(() => null)
     if (file === null || stat === null || !stat.isFile()) return reply.code(404).send(notFoundAnswer)
     const { type, inline } = uploadContentType(name)

@@ -87,7 +87,7 @@ async function sessionUser(db: Db, req: FastifyRequest, reply: FastifyReply): Pr
   const active = await findActiveSession(db, secret, await getApplicationSettings(db))
   if (active === null) return null
   if (active.renewed) {
-    const secure = isHttps(req.server.ingot.config.externalUrl)
+    const secure = isHttps(req.ingot.config.externalUrl)
     void reply.header('set-cookie', serializeCookie(SESSION_COOKIE, secret, { expiresAt: active.session.expires_at, secure }))
   }
   return active.user

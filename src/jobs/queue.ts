@@ -6,7 +6,7 @@
 import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.js'
-import type { AppContext } from '../context.js'
+import type { AppContext, ContextScope } from '../context.js'
 import type { Db, Dialect } from '../db/index.js'
 import type { AnyJobKind, JobKind } from './kind.js'
 import { JobRunner, type JobObserver } from './runner.js'
@@ -26,7 +26,10 @@ export interface EnqueueOptions {
   uniqueKey?: string
   /** Epoch milliseconds; now when unset. */
   runAt?: number
-  /** The request that caused the job (null: none); its log lines carry it as reqId. */
+  /**
+   * The request that caused the job (null: none); its log lines carry it as request_id. Unset: the
+   * request of the context the queue was reached through (forRequest).
+   */
   requestId?: string | null
 }
 
@@ -46,8 +49,11 @@ export interface JobQueueOptions {
   dialect: Dialect
   log: FastifyBaseLogger
   kinds: readonly AnyJobKind[]
-  /** The context handlers run with; the queue is part of it, so it is looked up when a job runs. */
-  contextOf: () => AppContext
+  /**
+   * The context a job's handler runs with, bound to the job's log and request id (context.ts's
+   * contextFor); the queue is part of it, so it is looked up when a job runs.
+   */
+  contextOf: (scope: ContextScope) => AppContext
   tuning?: JobQueueTuning
 }
 
@@ -82,6 +88,8 @@ export class JobQueue {
   private readonly kinds: Map<string, AnyJobKind>
   private readonly observers = new Set<JobObserver>()
   private readonly runner: JobRunner
+  /** What enqueue stamps on jobs that name no request of their own (see forRequest). */
+  private readonly requestId: string | null = null
 
   constructor(private readonly store: JobStore, private readonly options: JobQueueOptions & { pollMs: number }) {
     this.kinds = new Map(options.kinds.map((kind) => [kind.name, kind]))
@@ -89,6 +97,15 @@ export class JobQueue {
       store, kinds: options.kinds, config: options.config, log: options.log, contextOf: options.contextOf,
       observers: this.observers, pollMs: options.pollMs,
     })
+  }
+
+  /**
+   * This queue as a request (or a job) sees it: jobs enqueued through it carry `requestId` unless
+   * they name their own. A view, not a second queue: everything else is this queue's.
+   */
+  forRequest(requestId: string | null): JobQueue {
+    if (requestId === this.requestId) return this
+    return Object.create(this, { requestId: { value: requestId } }) as JobQueue
   }
 
   /** The new job's id; null when a job of the kind with the same uniqueKey was waiting already. */
@@ -109,7 +126,7 @@ export class JobQueue {
     if (this.kinds.get(kind.name) !== kind) throw new Error(`job kind ${kind.name} is not in this queue's list`)
     if (kind.exclusive && options.uniqueKey === undefined) throw new Error(`job kind ${kind.name} is exclusive: enqueue it with a uniqueKey`)
     return {
-      kind: kind as AnyJobKind, payload, uniqueKey: options.uniqueKey ?? null, runAt: options.runAt ?? null, requestId: options.requestId ?? null,
+      kind: kind as AnyJobKind, payload, uniqueKey: options.uniqueKey ?? null, runAt: options.runAt ?? null, requestId: options.requestId === undefined ? this.requestId : options.requestId,
     }
   }
 

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.js'
-import type { AppContext } from '../context.js'
+import type { AppContext, ContextScope } from '../context.js'
 import { timeLimitOf, type AnyJobKind } from './kind.js'
 import type { ClaimedJob, JobStore } from './store.js'
 
@@ -25,7 +25,7 @@ export interface RunnerOptions {
   kinds: readonly AnyJobKind[]
   config: Config
   log: FastifyBaseLogger
-  contextOf: () => AppContext
+  contextOf: (scope: ContextScope) => AppContext
   observers: ReadonlySet<JobObserver>
   /** How often to look for due jobs when nothing woke the runner. */
   pollMs: number
@@ -176,7 +176,7 @@ export class JobRunner {
 
   private async execute(kind: AnyJobKind, job: ClaimedJob, controller: AbortController): Promise<void> {
     const log = this.options.log.child({
-      job: kind.name, jobId: job.id, attempt: job.attempt, ...(job.requestId === null ? {} : { reqId: job.requestId }),
+      job: kind.name, jobId: job.id, attempt: job.attempt, ...(job.requestId === null ? {} : { request_id: job.requestId }),
     })
     const limitMs = timeLimitOf(kind, this.options.config)
     const timer = setTimeout(() => controller.abort(new TimeLimitExceeded(limitMs)), limitMs)
@@ -184,7 +184,7 @@ export class JobRunner {
     let outcome: JobOutcome | null = null
     log.debug('job started')
     try {
-      const work = Promise.resolve().then(() => kind.run(this.options.contextOf(), job.payload, {
+      const work = Promise.resolve().then(() => kind.run(this.options.contextOf({ requestId: job.requestId, log }), job.payload, {
         id: job.id, kind: kind.name, attempt: job.attempt, attempts: job.attempts, signal: controller.signal, log, requestId: job.requestId,
       }))
       await settleOrAbandon(work, controller.signal, ABANDON_AFTER_MS, log)

@@ -93,7 +93,7 @@ const web: FastifyPluginAsync = async (app) => {
     }))
     const termsAccepted = ['1', 'true', 'on', 'yes'].includes(String((req.body as Record<string, unknown>).terms_opt_in ?? ''))
     try {
-      const result = await signUp(app.ingot, { ...values, password: form.password ?? '', termsAccepted })
+      const result = await signUp(req.ingot, { ...values, password: form.password ?? '', termsAccepted })
       if (result.kind === 'sign_up_disabled') return redirect(reply, visit, SIGN_IN_PATH)
       if (result.kind === 'terms_not_accepted') return refused(TERMS_REQUIRED)
       const { secret, expiresAt } = await startSession(app.ingot.db, result.user.id)
@@ -131,7 +131,7 @@ const web: FastifyPluginAsync = async (app) => {
 export default web
 
 async function visitOf(req: FastifyRequest): Promise<Visit> {
-  const { db, config } = req.server.ingot
+  const { db, config } = req.ingot
   const settings = await getApplicationSettings(db)
   const secure = isHttps(config.externalUrl)
   const cookies = parseCookies(req.headers.cookie)

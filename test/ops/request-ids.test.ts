@@ -1,11 +1,13 @@
 // Request ids: a short, plain X-Request-Id is kept, any other is replaced by a generated one; every
 // answer carries the id (errors, unknown URLs, unreadable URLs and git's answers included), and so
-// does every log line of the request, the request line among them.
+// does every log line of the request, the request line among them, and the jobs the request causes
+// (and the jobs those cause) with their log lines.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { startHookReceiver } from '../helpers/hook-receiver.js'
 import { makeProject } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
 import { projectFullPath } from '../helpers/projects.js'
@@ -105,5 +107,29 @@ describe('request ids', () => {
     assert.ok(failure.some((line) => line.msg === 'request failed' && (line.err as { message?: string }).message === 'the database is gone'),
       JSON.stringify(lines))
     assert.ok(failure.some((line) => line.msg === 'request' && line.status === 500))
+  })
+
+  it('follows the request into the jobs it causes, the jobs those cause, and their log lines', async () => {
+    const receiver = await startHookReceiver()
+    try {
+      assert.equal((await t.api('PUT', '/application/settings', { body: { allow_local_requests_from_hooks_and_services: true } })).status, 200)
+      const project = await makeProject(t, null, { visibility: 'private' })
+      const hook = await t.api('POST', `/projects/${project.id}/hooks`, { body: { url: `${receiver.url}/issues`, issues_events: true } })
+      assert.equal(hook.status, 201, hook.text)
+      await t.ctx.jobs.runDue()
+      const created = await t.api('POST', `/projects/${project.id}/issues`, { body: { title: 'Traced' }, headers: { 'x-request-id': 'caused-1' } })
+      assert.equal(created.status, 201, created.text)
+      // The issue's activity enqueued the web hooks' fan-out under the request's id…
+      const fanOut = (await t.ctx.jobs.list({ kind: 'web_hooks.fan_out' })).filter((job) => job.requestId === 'caused-1')
+      assert.equal(fanOut.length, 1, JSON.stringify(await t.ctx.jobs.list()))
+      lines.length = 0
+      while (await t.ctx.jobs.runDue() > 0) { /* the fan-out, then the delivery it enqueues */ }
+      assert.equal(receiver.received.length, 1)
+      // …and the delivery the fan-out enqueued carries it on, each job's log lines with it.
+      const jobsLogged = new Set(lines.filter((line) => line.request_id === 'caused-1' && line.msg === 'job done').map((line) => line.job))
+      assert.deepEqual([...jobsLogged].sort(), ['web_hooks.deliver', 'web_hooks.fan_out'], JSON.stringify(lines))
+    } finally {
+      await receiver.close()
+    }
   })
 })

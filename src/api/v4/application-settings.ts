@@ -154,12 +154,12 @@ const applicationSettings: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/application/settings', {
     schema: { response: { 200: ApplicationSettingsSchema } },
     preValidation: adminOnly,
-  }, async (req) => presentApplicationSettings(await getApplicationSettingsRecord(req.server.ingot.db)))
+  }, async (req) => presentApplicationSettings(await getApplicationSettingsRecord(req.ingot.db)))
 
   app.put('/application/settings', {
     schema: { body: UpdateSettingsBody, response: { 200: ApplicationSettingsSchema } },
     preValidation: adminOnly,
-  }, async (req) => presentApplicationSettings(await updateApplicationSettings(req.server.ingot.db, settingChanges(req.body))))
+  }, async (req) => presentApplicationSettings(await updateApplicationSettings(req.ingot.db, settingChanges(req.body))))
 }
 
 export default applicationSettings

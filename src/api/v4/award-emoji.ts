@@ -36,13 +36,13 @@ async function loadAwardable(req: FastifyRequest, type: NoteableType, onNote: bo
 }
 
 async function loadAward(req: FastifyRequest, awardable: Awardable, awardId: number): Promise<AwardEmojiRow> {
-  const award = fitsIntegerColumn(awardId) ? await findAward(req.server.ingot.db, awardable, awardId) : null
+  const award = fitsIntegerColumn(awardId) ? await findAward(req.ingot.db, awardable, awardId) : null
   if (award === null) throw notFound('Award Emoji')
   return award
 }
 
 async function presentAward(req: FastifyRequest, award: AwardEmojiRow): Promise<AwardEmojiEntity> {
-  const [view] = await loadAwardViews(req.server.ingot.db, [award])
+  const [view] = await loadAwardViews(req.ingot.db, [award])
   if (view === undefined) throw notFound('Award Emoji')
   return presentAwardEmoji(view, presentCtx(req))
 }
@@ -63,7 +63,7 @@ const awardEmojiRoutes: FastifyPluginAsyncTypebox = async (app) => {
         schema: { params: target.params, querystring: Pagination, response: { 200: Type.Array(AwardEmoji) } },
       }, async (req, reply) => {
         const { awardable } = await loadAwardable(req, route.type, target.onNote)
-        const { db } = req.server.ingot
+        const { db } = req.ingot
         const page = await paginate(db, findAwards(db, awardable), req.query)
         setPaginationHeaders(req, reply, page)
         const ctx = presentCtx(req)
@@ -83,7 +83,7 @@ const awardEmojiRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const actor = requireActor(req)
         const loaded = await loadAwardable(req, route.type, target.onNote)
         authorize(loaded.project.archived === 0)
-        const award = await awardEmoji(req.server.ingot.db, loaded.awardable, actor.user.id, req.body.name)
+        const award = await awardEmoji(req.ingot.db, loaded.awardable, actor.user.id, req.body.name)
         reply.code(201)
         return presentAward(req, award)
       })
@@ -96,7 +96,7 @@ const awardEmojiRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const award = await loadAward(req, awardable, req.params.award_id)
         authorize(award.user_id === actor.user.id || actor.user.admin === 1)
         checkUnmodifiedSince(req, award.updated_at)
-        await removeAwardEmoji(req.server.ingot.db, awardable, award)
+        await removeAwardEmoji(req.ingot.db, awardable, award)
         return reply.code(204).send()
       })
     }

@@ -89,20 +89,20 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
 
     async function loadBoard(req: FastifyRequest, id: string, boardId: number, access: Access): Promise<{ scope: BoardScope; board: BoardRow }> {
       const scope = await loader(req, id, access)
-      const board = await findBoard(req.server.ingot.db, scope.owner, boardId)
+      const board = await findBoard(req.ingot.db, scope.owner, boardId)
       if (board === null) throw notFound('Board')
       return { scope, board }
     }
 
     async function presentBoards(req: FastifyRequest, scope: BoardScope, rows: readonly BoardRow[]) {
       const ctx = presentCtx(req)
-      return (await loadBoardViews(req.server.ingot.db, rows)).map((view) => scope.present(view, ctx))
+      return (await loadBoardViews(req.ingot.db, rows)).map((view) => scope.present(view, ctx))
     }
 
     app.get(base, {
       schema: { params: IdParams, querystring: Pagination, response: { 200: Type.Array(entity) } },
     }, async (req, reply) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const scope = await loader(req, req.params.id, 'read')
       await ensureDefaultBoard(db, scope.owner)
       const page = await listBoards(db, scope.owner, req.query)
@@ -121,7 +121,7 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: IdParams, body: CreateBoardBody, response: { 201: entity } },
     }, async (req, reply) => {
       const scope = await loader(req, req.params.id, 'admin')
-      const board = await createBoard(req.server.ingot.db, scope.owner, req.body.name)
+      const board = await createBoard(req.ingot.db, scope.owner, req.body.name)
       reply.code(201)
       return (await presentBoards(req, scope, [board]))[0]
     })
@@ -129,7 +129,7 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
     app.put(`${base}/:board_id`, {
       schema: { params: BoardParams, body: UpdateBoardBody, response: { 200: entity } },
     }, async (req) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const { name, milestone_id: milestoneId } = req.body
       if (name === undefined && milestoneId === undefined) throw missingOneOf('name', 'milestone_id')
       const { scope, board } = await loadBoard(req, req.params.id, req.params.board_id, 'admin')
@@ -148,7 +148,7 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req, reply) => {
       const { board } = await loadBoard(req, req.params.id, req.params.board_id, 'destroyBoard')
       checkUnmodifiedSince(req, board.updated_at)
-      await deleteBoard(req.server.ingot.db, board)
+      await deleteBoard(req.ingot.db, board)
       return reply.code(204).send()
     })
 
@@ -156,7 +156,7 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: BoardParams, querystring: Pagination, response: { 200: Type.Array(BoardList) } },
     }, async (req, reply) => {
       const { board } = await loadBoard(req, req.params.id, req.params.board_id, 'read')
-      const page = await listBoardLists(req.server.ingot.db, board, req.query)
+      const page = await listBoardLists(req.ingot.db, board, req.query)
       setPaginationHeaders(req, reply, page)
       return page.items.map(presentBoardList)
     })
@@ -165,7 +165,7 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: ListParams, response: { 200: BoardList } },
     }, async (req) => {
       const { board } = await loadBoard(req, req.params.id, req.params.board_id, 'read')
-      const view = await findBoardList(req.server.ingot.db, board, req.params.list_id)
+      const view = await findBoardList(req.ingot.db, board, req.params.list_id)
       if (view === null) throw notFound('List')
       return presentBoardList(view)
     })
@@ -173,7 +173,7 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
     app.post(`${base}/:board_id/lists`, {
       schema: { params: BoardParams, body: CreateListBody, response: { 201: BoardList } },
     }, async (req, reply) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const { scope, board } = await loadBoard(req, req.params.id, req.params.board_id, 'admin')
       const label = await findAvailableLabelById(db, scope.owner, req.body.label_id)
       if (label === null) throw notFound('Label')
@@ -185,7 +185,7 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
     app.put(`${base}/:board_id/lists/:list_id`, {
       schema: { params: ListParams, body: MoveListBody, response: { 200: BoardList } },
     }, async (req) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const { board } = await loadBoard(req, req.params.id, req.params.board_id, 'admin')
       const view = await findBoardList(db, board, req.params.list_id)
       if (view === null) throw notFound('List')
@@ -196,7 +196,7 @@ const boards: FastifyPluginAsyncTypebox = async (app) => {
     app.delete(`${base}/:board_id/lists/:list_id`, {
       schema: { params: ListParams },
     }, async (req, reply) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const { board } = await loadBoard(req, req.params.id, req.params.board_id, 'destroyList')
       const view = await findBoardList(db, board, req.params.list_id)
       if (view === null) throw notFound('List')

@@ -54,7 +54,7 @@ const branches: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional' },
   }, async (req, reply) => {
     const subject = await loadProjectFor(req, req.params.id, 'download_code')
-    const page = await listBranches(req.server.ingot, subject, req.actor, { search: req.query.search }, req.query)
+    const page = await listBranches(req.ingot, subject, req.actor, { search: req.query.search }, req.query)
     setPaginationHeaders(req, reply, page)
     return page.items.map(presentBranch)
   })
@@ -64,7 +64,7 @@ const branches: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional' },
   }, async (req, reply) => {
     const subject = await loadProjectFor(req, req.params.id, 'download_code')
-    const tip = await findBranchTip(req.server.ingot.repositories.open(subject.project.id), req.params.branch)
+    const tip = await findBranchTip(req.ingot.repositories.open(subject.project.id), req.params.branch)
     return reply.code(tip === null ? 404 : 204).send()
   })
 
@@ -106,7 +106,7 @@ const branches: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, response: { 202: MessageBody } },
   }, async (req, reply) => {
     const subject = await loadProjectFor(req, req.params.id, 'push_code')
-    await deleteMergedBranches(req.server.ingot, subject, requireActor(req))
+    await deleteMergedBranches(req.ingot, subject, requireActor(req))
     return reply.code(202).send({ message: '202 Accepted' })
   })
 

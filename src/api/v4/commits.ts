@@ -35,7 +35,7 @@ import { presentCtx } from '../present.js'
  */
 async function loadBranchWriter(req: FastifyRequest, id: string, branch: string): Promise<LoadedRepository> {
   const loaded = await loadRepository(req, id, 'push_code')
-  const rules = await protectedBranchesOf(req.server.ingot.db, loaded.project.id)
+  const rules = await protectedBranchesOf(req.ingot.db, loaded.project.id)
   const admin = req.actor?.user.admin === 1
   authorize(canPushToBranch(rules, branch, loaded.access.level, admin), 'You are not allowed to push into this branch')
   return loaded
@@ -134,7 +134,7 @@ const commits: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { body } = req
     const loaded = await loadBranchWriter(req, req.params.id, body.branch)
-    const commitId = await commitChanges(req.server.ingot, loaded, requireActor(req), {
+    const commitId = await commitChanges(req.ingot, loaded, requireActor(req), {
       branch: body.branch,
       ...(body.start_branch === undefined ? {} : { startBranch: body.start_branch }),
       message: body.commit_message,
@@ -189,7 +189,7 @@ const commits: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const loaded = await loadRepository(req, req.params.id)
     const commit = await findCommit(loaded.repo, req.params.sha)
-    const page = await listCommitComments(req.server.ingot.db, loaded.project.id, commit.id, req.query)
+    const page = await listCommitComments(req.ingot.db, loaded.project.id, commit.id, req.query)
     setPaginationHeaders(req, reply, page)
     const ctx = presentCtx(req)
     return page.items.map((view) => presentCommitComment(view, ctx))
@@ -208,7 +208,7 @@ const commits: FastifyPluginAsyncTypebox = async (app) => {
     const placement = body.path === undefined || body.line === undefined
       ? null
       : await placeComment(loaded.repo, commit, { path: body.path, line: body.line, lineType: body.line_type })
-    const view = await createCommitComment(req.server.ingot.db, {
+    const view = await createCommitComment(req.ingot.db, {
       projectId: loaded.project.id, authorId: actor.user.id, commit, note: body.note, placement,
     })
     reply.code(201)
@@ -223,7 +223,7 @@ const commits: FastifyPluginAsyncTypebox = async (app) => {
       const commit = await findCommit(loaded.repo, req.params.sha)
       const branch = await findBranchTip(loaded.repo, req.body.branch)
       if (branch === null) throw notFound('Branch')
-      const picked = await pickCommit(req.server.ingot, loaded, requireActor(req), commit, branch, mode)
+      const picked = await pickCommit(req.ingot, loaded, requireActor(req), commit, branch, mode)
       reply.code(201)
       return presentCommit(picked)
     })

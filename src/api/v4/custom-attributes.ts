@@ -49,7 +49,7 @@ const customAttributes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scopes: readScopes },
     }, async (req) => {
       const { subjectId } = await target(req, req.params.id)
-      return (await customAttributesOf(req.server.ingot.db, subject, [subjectId])).get(subjectId) ?? []
+      return (await customAttributesOf(req.ingot.db, subject, [subjectId])).get(subjectId) ?? []
     })
 
     app.get(`${collection}/:id/custom_attributes/:key`, {
@@ -57,7 +57,7 @@ const customAttributes: FastifyPluginAsyncTypebox = async (app) => {
       config: { scopes: readScopes },
     }, async (req) => {
       const { subjectId } = await target(req, req.params.id)
-      const attribute = await findCustomAttribute(req.server.ingot.db, subject, subjectId, req.params.key)
+      const attribute = await findCustomAttribute(req.ingot.db, subject, subjectId, req.params.key)
       if (attribute === undefined) throw attributeNotFound()
       return { key: attribute.key, value: attribute.value }
     })
@@ -65,14 +65,14 @@ const customAttributes: FastifyPluginAsyncTypebox = async (app) => {
     app.put(`${collection}/:id/custom_attributes/:key`, {
       schema: { params: KeyParams, body: SetBody, response: { 200: CustomAttribute } },
     }, async (req) => {
-      const attribute = await setCustomAttribute(req.server.ingot.db, await target(req, req.params.id), req.params.key, req.body.value)
+      const attribute = await setCustomAttribute(req.ingot.db, await target(req, req.params.id), req.params.key, req.body.value)
       return { key: attribute.key, value: attribute.value }
     })
 
     app.delete(`${collection}/:id/custom_attributes/:key`, {
       schema: { params: KeyParams },
     }, async (req, reply) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const { subjectId } = await target(req, req.params.id)
       const attribute = await findCustomAttribute(db, subject, subjectId, req.params.key)
       if (attribute === undefined) throw attributeNotFound()

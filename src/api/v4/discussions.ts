@@ -39,14 +39,14 @@ const UpdateNoteBody = Type.Object({
 const ResolveBody = Type.Object({ resolved: BooleanParam() })
 
 async function presentDiscussionOf(req: FastifyRequest, noteable: Noteable, discussionId: string): Promise<DiscussionEntity> {
-  const discussion = await findDiscussion(req.server.ingot.db, noteable, discussionId)
+  const discussion = await findDiscussion(req.ingot.db, noteable, discussionId)
   if (discussion === null) throw notFound('Discussion')
   return presentDiscussion(discussion, presentCtx(req))
 }
 
 /** The notes of the route's discussion, oldest first: 404 'Discussion' when it has none. */
 async function loadDiscussionNotes(req: FastifyRequest, noteable: Noteable, discussionId: string): Promise<NoteRow[]> {
-  const notes = await findDiscussionNotes(req.server.ingot.db, noteable, discussionId)
+  const notes = await findDiscussionNotes(req.ingot.db, noteable, discussionId)
   if (notes.length === 0) throw notFound('Discussion')
   return notes
 }
@@ -69,7 +69,7 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: route.params, querystring: Pagination, response: { 200: Type.Array(Discussion) } },
     }, async (req, reply) => {
       const { noteable } = await loadNoteable(req, route.type)
-      const page = await findDiscussionPage(req.server.ingot.db, noteable, req.query)
+      const page = await findDiscussionPage(req.ingot.db, noteable, req.query)
       setPaginationHeaders(req, reply, page)
       const ctx = presentCtx(req)
       return page.items.map((view) => presentDiscussion(view, ctx))
@@ -88,7 +88,7 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       const actor = requireActor(req)
       const loaded = await loadNoteable(req, route.type)
       authorize(canCreateNote(actor, loaded, loaded.noteable))
-      const note = await startDiscussion(req.server.ingot, {
+      const note = await startDiscussion(req.ingot, {
         noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
       })
@@ -103,7 +103,7 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       const loaded = await loadNoteable(req, route.type)
       const discussion = await loadDiscussionNotes(req, loaded.noteable, req.params.discussion_id)
       authorize(canCreateNote(actor, loaded, loaded.noteable))
-      const note = await replyToDiscussion(req.server.ingot, {
+      const note = await replyToDiscussion(req.ingot, {
         noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
       }, discussion)
@@ -120,7 +120,7 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       }
       if (body !== undefined && resolved !== undefined) throw new ApiError(400, { error: 'body, resolved are mutually exclusive' })
       const loaded = await loadNoteable(req, route.type)
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       if (resolved !== undefined) {
         const actor = requireActor(req)
         const note = await loadDiscussionNote(req, loaded, req.params.discussion_id, req.params.note_id)
@@ -140,7 +140,7 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
       const note = await loadDiscussionNote(req, loaded, req.params.discussion_id, req.params.note_id)
       authorize(canAdminNote(req.actor, loaded, loaded.noteable, note))
       checkUnmodifiedSince(req, note.updated_at)
-      await deleteNote(req.server.ingot.db, loaded.noteable, note)
+      await deleteNote(req.ingot.db, loaded.noteable, note)
       return reply.code(204).send()
     })
 
@@ -153,7 +153,7 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
         const notes = await loadDiscussionNotes(req, loaded.noteable, req.params.discussion_id)
         // As the original: a discussion without resolvable notes cannot be resolved by anyone.
         authorize(notes.some((note) => note.resolvable === 1) && canResolveDiscussion(actor, loaded, loaded.noteable))
-        await setDiscussionResolved(req.server.ingot.db, loaded.noteable.id, req.params.discussion_id, actor.user.id, req.body.resolved)
+        await setDiscussionResolved(req.ingot.db, loaded.noteable.id, req.params.discussion_id, actor.user.id, req.body.resolved)
         return presentDiscussionOf(req, loaded.noteable, req.params.discussion_id)
       })
     }

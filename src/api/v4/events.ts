@@ -33,7 +33,7 @@ function eventFilters(query: EventQueryParams): EventFilters {
 }
 
 async function presentPage(req: FastifyRequest, reply: FastifyReply, query: EventsQuery, params: EventQueryParams) {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const page = await paginate(db, query, params)
   setPaginationHeaders(req, reply, page)
   const ctx = presentCtx(req)
@@ -46,7 +46,7 @@ const events: FastifyPluginAsyncTypebox = async (app) => {
     schema: { querystring: EventQuery, response: { 200: EventList } },
   }, async (req, reply) => {
     const actor = requireActor(req)
-    return presentPage(req, reply, await findUserEvents(req.server.ingot.db, actor, actor.user, eventFilters(req.query)), req.query)
+    return presentPage(req, reply, await findUserEvents(req.ingot.db, actor, actor.user, eventFilters(req.query)), req.query)
   })
 
   app.get('/users/:id/events', {
@@ -54,7 +54,7 @@ const events: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, querystring: EventQuery, response: { 200: EventList } },
   }, async (req, reply) => {
     const user = await loadUser(req, req.params.id, { byUsername: true })
-    return presentPage(req, reply, await findUserEvents(req.server.ingot.db, req.actor, user, eventFilters(req.query)), req.query)
+    return presentPage(req, reply, await findUserEvents(req.ingot.db, req.actor, user, eventFilters(req.query)), req.query)
   })
 
   app.get('/projects/:id/events', {
@@ -63,7 +63,7 @@ const events: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const loaded = await loadProject(req, req.params.id)
     const reader = { userId: req.actor?.user.id ?? null, readsConfidentialIssues: canOnProject(req.actor, loaded, 'admin_issue') }
-    return presentPage(req, reply, findProjectEvents(req.server.ingot.db, loaded.project.id, eventFilters(req.query), reader), req.query)
+    return presentPage(req, reply, findProjectEvents(req.ingot.db, loaded.project.id, eventFilters(req.query), reader), req.query)
   })
 }
 

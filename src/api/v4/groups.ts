@@ -83,7 +83,7 @@ function groupFilters(query: GroupListQueryType, parentId?: number): GroupFilter
 
 /** One page of groups under the list rules, with its pagination headers (GET /groups and subgroups). */
 async function listGroups(req: FastifyRequest, reply: FastifyReply, query: GroupListQueryType, parent: NamespaceRow | null) {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const page = await paginate(db, findGroups(db, req.actor, groupFilters(query, parent?.id)), query)
   setPaginationHeaders(req, reply, page)
   const views = await loadGroupViews(db, req.actor, page.items, {
@@ -113,7 +113,7 @@ const groups: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, querystring: GroupDetailQuery, response: { 200: GroupDetail } },
   }, async (req) => {
     const { group } = await loadGroup(req, req.params.id)
-    const view = await loadGroupDetailView(req.server.ingot.db, req.actor, group, {
+    const view = await loadGroupDetailView(req.ingot.db, req.actor, group, {
       withProjects: req.query.with_projects,
       customAttributes: req.query.with_custom_attributes,
     })
@@ -123,7 +123,7 @@ const groups: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/groups', {
     schema: { body: CreateGroupBody, response: { 201: Group } },
   }, async (req, reply) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const actor = requireActor(req)
     const { parent_id: parentId, ...input } = req.body
     let parent: NamespaceRow | null = null
@@ -134,7 +134,7 @@ const groups: FastifyPluginAsyncTypebox = async (app) => {
     } else {
       authorize(actor.user.can_create_group === 1)
     }
-    const group = await createGroup(req.server.ingot, actor, { ...input, parent })
+    const group = await createGroup(req.ingot, actor, { ...input, parent })
     reply.code(201)
     return presentGroup(await loadGroupView(db, actor, group), presentCtx(req))
   })
@@ -142,7 +142,7 @@ const groups: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/groups/:id', {
     schema: { params: IdParams, body: UpdateGroupBody, response: { 200: GroupDetail } },
   }, async (req) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const actor = requireActor(req)
     const { group, accessLevel } = await loadGroup(req, req.params.id)
     authorize(canOnGroup(actor, accessLevel, 'admin_group'))
@@ -156,14 +156,14 @@ const groups: FastifyPluginAsyncTypebox = async (app) => {
     const { group, accessLevel } = await loadGroup(req, req.params.id)
     authorize(canOnGroup(req.actor, accessLevel, 'admin_group'))
     checkUnmodifiedSince(req, group.updated_at)
-    await deleteGroup(req.server.ingot, group)
+    await deleteGroup(req.ingot, group)
     return reply.code(202).send({ message: '202 Accepted' })
   })
 
   app.post('/groups/:id/projects/:project_id', {
     schema: { params: TransferParams, response: { 201: ProjectWithAccess } },
   }, async (req, reply) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     requireAdmin(req)
     const { group } = await loadGroup(req, req.params.id)
     const { project } = await loadProject(req, req.params.project_id)

@@ -37,7 +37,7 @@ const impersonationTokens: FastifyPluginAsyncTypebox = async (app) => {
     config: { scopes: READ_SCOPES },
   }, async (req, reply) => {
     requireAdmin(req)
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const user = await loadUser(req, req.params.user_id)
     const page = await paginate(db, findImpersonationTokens(db, user.id, req.query.state), req.query)
     setPaginationHeaders(req, reply, page)
@@ -50,7 +50,7 @@ const impersonationTokens: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     requireAdmin(req)
     const user = await loadUser(req, req.params.user_id)
-    const { row, token } = await createImpersonationToken(req.server.ingot.db, user.id, req.body)
+    const { row, token } = await createImpersonationToken(req.ingot.db, user.id, req.body)
     reply.code(201)
     return presentImpersonationTokenWithToken(row, token)
   })
@@ -61,7 +61,7 @@ const impersonationTokens: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     requireAdmin(req)
     const user = await loadUser(req, req.params.user_id)
-    const token = await findImpersonationToken(req.server.ingot.db, user.id, req.params.impersonation_token_id)
+    const token = await findImpersonationToken(req.ingot.db, user.id, req.params.impersonation_token_id)
     if (token === undefined) throw notFound('Impersonation Token')
     return presentImpersonationToken(token)
   })
@@ -70,7 +70,7 @@ const impersonationTokens: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: TokenParams },
   }, async (req, reply) => {
     requireAdmin(req)
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const user = await loadUser(req, req.params.user_id)
     const token = await findImpersonationToken(db, user.id, req.params.impersonation_token_id)
     if (token === undefined) throw notFound('Impersonation Token')

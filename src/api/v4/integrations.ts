@@ -47,7 +47,7 @@ function putBody(kind: IntegrationKind) {
 const deprecatedInactive = () => badRequest('400 Bad Request')
 
 async function loadIntegration(req: FastifyRequest, loaded: LoadedProject, kind: IntegrationKind) {
-  const row = await findIntegration(req.server.ingot.db, loaded.project.id, kind)
+  const row = await findIntegration(req.ingot.db, loaded.project.id, kind)
   if (kind.deprecated && row?.active !== 1) throw deprecatedInactive()
   return row
 }
@@ -74,7 +74,7 @@ const integrations: FastifyPluginAsyncTypebox = async (app) => {
       }
       const events: Partial<Record<EventFlag, boolean>> = {}
       for (const event of kind.events) if (typeof body[event] === 'boolean') events[event] = body[event] as boolean
-      const row = await saveIntegration(req.server.ingot, loaded.project.id, kind, { settings, events })
+      const row = await saveIntegration(req.ingot, loaded.project.id, kind, { settings, events })
       return presentIntegration(kind, row, parseSettings(row))
     })
   }
@@ -94,7 +94,7 @@ const integrations: FastifyPluginAsyncTypebox = async (app) => {
     const loaded = await loadProjectFor(req, req.params.id, 'admin_project')
     const kind = kindOf(req.params.service_slug)
     await loadIntegration(req, loaded, kind)
-    await clearIntegration(req.server.ingot.db, loaded.project.id, kind)
+    await clearIntegration(req.ingot.db, loaded.project.id, kind)
     return reply.code(204).send()
   })
 }

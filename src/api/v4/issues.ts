@@ -171,7 +171,7 @@ function filtersOf(query: ListQueryType, defaultScope: IssuableScope): IssueFilt
 async function sendList(
   req: FastifyRequest, reply: FastifyReply, scope: IssueScope, filters: IssueFilters, order: IssueOrder, pagination: PaginationQuery,
 ) {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const ctx = presentCtx(req)
   return sendCachedList(req, reply, { name: `issues:${scope.kind}`, tables: ISSUE_LIST_TABLES }, async () => {
     const page = await findIssuePage(db, req.actor, scope, filters, order, pagination)
@@ -188,7 +188,7 @@ function orderOf(query: ListQueryType): IssueOrder {
 }
 
 async function presentOne(req: FastifyRequest, issue: IssueRow, assigneeIds: readonly number[]) {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const [view, subscribed] = await Promise.all([
     loadIssueView(db, issue), isSubscribed(db, req.actor?.user.id ?? null, issue, assigneeIds),
   ])
@@ -256,8 +256,8 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     const actor = requireActor(req)
     const subject = await loadProject(req, req.params.id)
     authorize(canOnProject(actor, subject, 'create_issue'))
-    const { db } = req.server.ingot
-    const created = await createIssue(req.server.ingot, actor, subject, { ...inputOf(req.body), title: req.body.title })
+    const { db } = req.ingot
+    const created = await createIssue(req.ingot, actor, subject, { ...inputOf(req.body), title: req.body.title })
     reply.code(201)
     // Its author participates: subscribed, as nobody could have chosen otherwise yet.
     return presentIssue(await writtenIssueView(db, subject, { ...created, author: actor.user }), presentCtx(req), true)
@@ -271,8 +271,8 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     const actor = requireActor(req)
     const loaded = await loadIssue(req, req.params.id, req.params.issue_iid)
     authorize(canUpdateIssue(actor, loaded, loaded.issue, loaded.assigneeIds))
-    const issue = await updateIssue(req.server.ingot, actor, loaded, { ...inputOf(req.body), stateEvent: req.body.state_event })
-    return presentOne(req, issue, await issueAssigneeIds(req.server.ingot.db, issue.id))
+    const issue = await updateIssue(req.ingot, actor, loaded, { ...inputOf(req.body), stateEvent: req.body.state_event })
+    return presentOne(req, issue, await issueAssigneeIds(req.ingot.db, issue.id))
   })
 
   app.delete('/projects/:id/issues/:issue_iid', {
@@ -280,7 +280,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { issue } = await loadIssue(req, req.params.id, req.params.issue_iid, 'destroy_issue')
     checkUnmodifiedSince(req, issue.updated_at)
-    await deleteIssuable(req.server.ingot.db, { type: 'Issue', id: issue.id })
+    await deleteIssuable(req.ingot.db, { type: 'Issue', id: issue.id })
     return reply.code(204).send()
   })
 
@@ -290,30 +290,30 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     const actor = requireActor(req)
     const source = await loadIssue(req, req.params.id, req.params.issue_iid)
     const target = await loadProject(req, String(req.body.to_project_id))
-    const moved = await moveIssue(req.server.ingot, actor, source, target)
+    const moved = await moveIssue(req.ingot, actor, source, target)
     reply.code(201)
-    return presentOne(req, moved, await issueAssigneeIds(req.server.ingot.db, moved.id))
+    return presentOne(req, moved, await issueAssigneeIds(req.ingot.db, moved.id))
   })
 
   app.post('/projects/:id/issues/:issue_iid/time_estimate', {
     schema: { params: IssueParams, body: DurationBody, response: { 200: TimeStats } },
   }, async (req) => {
     const tracked = await loadForTimeTracking(req, req.params)
-    return presentTimeStats(await setTimeEstimate(req.server.ingot, requireActor(req), tracked, durationParam(req.body.duration, 'time_estimate')))
+    return presentTimeStats(await setTimeEstimate(req.ingot, requireActor(req), tracked, durationParam(req.body.duration, 'time_estimate')))
   })
 
   app.post('/projects/:id/issues/:issue_iid/reset_time_estimate', {
     schema: { params: IssueParams, response: { 200: TimeStats } },
   }, async (req) => {
     const tracked = await loadForTimeTracking(req, req.params)
-    return presentTimeStats(await setTimeEstimate(req.server.ingot, requireActor(req), tracked, 0))
+    return presentTimeStats(await setTimeEstimate(req.ingot, requireActor(req), tracked, 0))
   })
 
   app.post('/projects/:id/issues/:issue_iid/add_spent_time', {
     schema: { params: IssueParams, body: DurationBody, response: { 201: TimeStats } },
   }, async (req, reply) => {
     const tracked = await loadForTimeTracking(req, req.params)
-    const updated = await addSpentTime(req.server.ingot, requireActor(req), tracked, durationParam(req.body.duration, 'time_spent'))
+    const updated = await addSpentTime(req.ingot, requireActor(req), tracked, durationParam(req.body.duration, 'time_spent'))
     reply.code(201)
     return presentTimeStats(updated)
   })
@@ -322,7 +322,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IssueParams, response: { 200: TimeStats } },
   }, async (req) => {
     const tracked = await loadForTimeTracking(req, req.params)
-    return presentTimeStats(await resetSpentTime(req.server.ingot, requireActor(req), tracked))
+    return presentTimeStats(await resetSpentTime(req.ingot, requireActor(req), tracked))
   })
 
   app.get('/projects/:id/issues/:issue_iid/time_stats', {
@@ -339,7 +339,7 @@ const issues: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req, reply) => {
       const actor = requireActor(req)
       const { issue, assigneeIds } = await loadIssue(req, req.params.id, req.params.issue_iid)
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       if (await isSubscribed(db, actor.user.id, issue, assigneeIds) === subscribed) throw notModified()
       await setSubscription(db, actor.user.id, { type: 'Issue', id: issue.id, projectId: issue.project_id }, subscribed)
       reply.code(201)

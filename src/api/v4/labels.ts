@@ -90,13 +90,13 @@ const labels: FastifyPluginAsyncTypebox = async (app) => {
     const base = `/${resource}/:id/labels`
 
     async function present(req: FastifyRequest, scope: LabelScope, label: LabelRow) {
-      const [view] = await loadLabelViews(req.server.ingot.db, req.actor, scope.subscriptionProjectId, [label])
+      const [view] = await loadLabelViews(req.ingot.db, req.actor, scope.subscriptionProjectId, [label])
       if (view === undefined) throw notFound('Label')
       return presentLabel(view)
     }
 
     async function ownLabel(req: FastifyRequest, scope: LabelScope, by: { id: number } | { title: string } | string, message: string) {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const label = typeof by === 'string' ? await findOwnLabelByIdOrTitle(db, scope.owner, by) : await findOwnLabel(db, scope.owner, by)
       if (label === null) throw apiError(404, message)
       return label
@@ -105,7 +105,7 @@ const labels: FastifyPluginAsyncTypebox = async (app) => {
     app.get(base, {
       schema: { params: IdParams, querystring: Pagination, response: { 200: Type.Array(Label) } },
     }, async (req, reply) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const scope = await loadScope(req, req.params.id, 'read')
       const page = await listAvailableLabels(db, scope.owner, req.query)
       setPaginationHeaders(req, reply, page)
@@ -116,7 +116,7 @@ const labels: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: LabelParams, response: { 200: Label } },
     }, async (req) => {
       const scope = await loadScope(req, req.params.id, 'read')
-      const label = await findAvailableLabel(req.server.ingot.db, scope.owner, req.params.label_id)
+      const label = await findAvailableLabel(req.ingot.db, scope.owner, req.params.label_id)
       if (label === null) throw notFound('Label')
       return present(req, scope, label)
     })
@@ -126,7 +126,7 @@ const labels: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req, reply) => {
       const scope = await loadScope(req, req.params.id, 'admin')
       const { name, color, description, priority } = req.body
-      const label = await createLabel(req.server.ingot.db, scope.owner, {
+      const label = await createLabel(req.ingot.db, scope.owner, {
         title: name, color, ...(description === undefined ? {} : { description }), ...(priority === undefined ? {} : { priority }),
       })
       reply.code(201)
@@ -140,7 +140,7 @@ const labels: FastifyPluginAsyncTypebox = async (app) => {
       const changes = labelChanges(req.body)
       const scope = await loadScope(req, req.params.id, 'admin')
       const label = await ownLabel(req, scope, choice, 'Label not found')
-      return present(req, scope, await updateLabel(req.server.ingot.db, label, changes))
+      return present(req, scope, await updateLabel(req.ingot.db, label, changes))
     })
 
     app.put(`${base}/:label_id`, {
@@ -149,7 +149,7 @@ const labels: FastifyPluginAsyncTypebox = async (app) => {
       const changes = labelChanges(req.body)
       const scope = await loadScope(req, req.params.id, 'admin')
       const label = await ownLabel(req, scope, req.params.label_id, 'Label not found')
-      return present(req, scope, await updateLabel(req.server.ingot.db, label, changes))
+      return present(req, scope, await updateLabel(req.ingot.db, label, changes))
     })
 
     app.delete(base, {
@@ -159,7 +159,7 @@ const labels: FastifyPluginAsyncTypebox = async (app) => {
       const scope = await loadScope(req, req.params.id, 'admin')
       const label = await ownLabel(req, scope, choice, '404 Label Not Found')
       checkUnmodifiedSince(req, label.updated_at)
-      await deleteLabel(req.server.ingot.db, label)
+      await deleteLabel(req.ingot.db, label)
       return reply.code(204).send()
     })
 
@@ -169,7 +169,7 @@ const labels: FastifyPluginAsyncTypebox = async (app) => {
       const scope = await loadScope(req, req.params.id, 'admin')
       const label = await ownLabel(req, scope, req.params.label_id, '404 Label Not Found')
       checkUnmodifiedSince(req, label.updated_at)
-      await deleteLabel(req.server.ingot.db, label)
+      await deleteLabel(req.ingot.db, label)
       return reply.code(204).send()
     })
 
@@ -178,9 +178,9 @@ const labels: FastifyPluginAsyncTypebox = async (app) => {
         schema: { params: LabelParams, response: { 201: Label } },
       }, async (req, reply) => {
         const scope = await loadScope(req, req.params.id, 'read')
-        const label = await findAvailableLabel(req.server.ingot.db, scope.owner, req.params.label_id)
+        const label = await findAvailableLabel(req.ingot.db, scope.owner, req.params.label_id)
         if (label === null) throw notFound('Label')
-        const changed = await setLabelSubscription(req.server.ingot.db, {
+        const changed = await setLabelSubscription(req.ingot.db, {
           userId: requireActor(req).user.id, labelId: label.id, projectId: scope.subscriptionProjectId,
         }, action === 'subscribe')
         if (!changed) throw notModified()

@@ -66,7 +66,7 @@ const members: FastifyPluginAsyncTypebox = async (app) => {
       app.get(`${base}${suffix}`, {
         schema: { params: IdParams, querystring: ListQuery, response: { 200: Type.Array(Member) } },
       }, async (req, reply) => {
-        const { db } = req.server.ingot
+        const { db } = req.ingot
         const { ref } = await kind.load(req, req.params.id)
         const page = await paginate(db, find(db, ref, { query: req.query.query }), req.query)
         setPaginationHeaders(req, reply, page)
@@ -78,7 +78,7 @@ const members: FastifyPluginAsyncTypebox = async (app) => {
     app.get(`${base}/:user_id`, {
       schema: { params: MemberParams, response: { 200: Member } },
     }, async (req) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const { ref } = await kind.load(req, req.params.id)
       const member = await findDirectMember(db, ref, req.params.user_id)
       if (member === undefined) throw notFound('Member')
@@ -88,7 +88,7 @@ const members: FastifyPluginAsyncTypebox = async (app) => {
     app.post(base, {
       schema: { params: IdParams, body: AddBody, response: { 201: Member } },
     }, async (req, reply) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const { ref, canManage } = await kind.load(req, req.params.id)
       authorize(canManage)
       const user = await loadUser(req, req.body.user_id)
@@ -106,7 +106,7 @@ const members: FastifyPluginAsyncTypebox = async (app) => {
     app.put(`${base}/:user_id`, {
       schema: { params: MemberParams, body: UpdateBody, response: { 200: Member } },
     }, async (req) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const { ref, canManage } = await kind.load(req, req.params.id)
       authorize(canManage)
       const member = await findDirectMember(db, ref, req.params.user_id)
@@ -121,7 +121,7 @@ const members: FastifyPluginAsyncTypebox = async (app) => {
     app.delete(`${base}/:user_id`, {
       schema: { params: MemberParams },
     }, async (req, reply) => {
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const { ref, canManage } = await kind.load(req, req.params.id)
       const member = await findDirectMember(db, ref, req.params.user_id)
       if (member === undefined) throw notFound('Member')

@@ -50,7 +50,7 @@ const MergeBody = Type.Object({
 const MergeRequestChanges = Type.Object({ ...MergeRequest.properties, changes: Type.Array(DiffEntry) })
 
 async function present(req: FastifyRequest, row: MergeRequestRow): Promise<MergeRequestEntity> {
-  const ctx = req.server.ingot
+  const ctx = req.ingot
   const [view, details] = await Promise.all([loadMergeRequestView(ctx.db, row), loadMergeRequestDetails(ctx, req.actor, row)])
   return presentMergeRequest(view, details, presentCtx(req))
 }
@@ -58,7 +58,7 @@ async function present(req: FastifyRequest, row: MergeRequestRow): Promise<Merge
 /** The merge request's diff in its target repository: from the merge base of its target and head to its head. */
 async function diffsOf(req: FastifyRequest, mr: MergeRequestRow): Promise<GitDiffEntry[]> {
   if (mr.sha === null || mr.target_sha === null) return []
-  const repo = req.server.ingot.repositories.open(mr.target_project_id)
+  const repo = req.ingot.repositories.open(mr.target_project_id)
   return diffCommits(repo, await repo.mergeBase(mr.target_sha, mr.sha), mr.sha)
 }
 
@@ -71,7 +71,7 @@ const mergeRequestGit: FastifyPluginAsyncTypebox = async (app) => {
     const actor = requireActor(req)
     const source = await loadProject(req, req.params.id)
     const { body } = req
-    const row = await createMergeRequest(req.server.ingot, actor, source, {
+    const row = await createMergeRequest(req.ingot, actor, source, {
       title: body.title,
       sourceBranch: body.source_branch,
       targetBranch: body.target_branch,
@@ -94,7 +94,7 @@ const mergeRequestGit: FastifyPluginAsyncTypebox = async (app) => {
     const actor = requireActor(req)
     const loaded = await loadMergeRequest(req, req.params.id, req.params.merge_request_iid)
     const { body } = req
-    const row = await mergeMergeRequest(req.server.ingot, actor, loaded, loaded.mergeRequest, {
+    const row = await mergeMergeRequest(req.ingot, actor, loaded, loaded.mergeRequest, {
       ...(body.merge_commit_message === undefined ? {} : { mergeCommitMessage: body.merge_commit_message }),
       ...(body.squash === undefined ? {} : { squash: body.squash }),
       ...(body.should_remove_source_branch === undefined ? {} : { shouldRemoveSourceBranch: body.should_remove_source_branch }),
@@ -113,7 +113,7 @@ const mergeRequestGit: FastifyPluginAsyncTypebox = async (app) => {
       setPaginationHeaders(req, reply, { items: [], total: 0, page, perPage })
       return []
     }
-    const repo = req.server.ingot.repositories.open(mr.target_project_id)
+    const repo = req.ingot.repositories.open(mr.target_project_id)
     const exclude = mr.target_sha === null ? [] : [mr.target_sha]
     const [ids, total] = await Promise.all([
       commitIdsBetween(repo, exclude, mr.sha, { offset: (page - 1) * perPage, limit: perPage }),

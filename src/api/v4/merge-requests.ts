@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Actor } from '../../auth/actor.js'
+import type { AppContext } from '../../context.js'
 import type { MergeRequestRow } from '../../db/schema.js'
 import {
   MergeRequest, MergeRequestBasic, MergeRequestSimple, presentMergeRequest, presentMergeRequestBasic,
@@ -139,7 +140,7 @@ function listFilters(query: ListQueryType & { iids?: number[] }, defaultScope: I
 async function sendList(
   req: FastifyRequest, reply: FastifyReply, scope: MergeRequestScope, filters: MergeRequestFilters, query: PaginationQuery & { view?: 'simple' },
 ) {
-  const page = await listMergeRequests(req.server.ingot.db, req.actor, scope, filters, query)
+  const page = await listMergeRequests(req.ingot.db, req.actor, scope, filters, query)
   setPaginationHeaders(req, reply, page)
   const ctx = presentCtx(req)
   return page.items.map((view) => (query.view === 'simple' ? presentMergeRequestSimple(view, ctx) : presentMergeRequestBasic(view, ctx)))
@@ -240,7 +241,7 @@ const mergeRequests: FastifyPluginAsyncTypebox = async (app) => {
     const loaded = await loadEditable(req, req.params.id, req.params.merge_request_iid)
     const actor = requireActor(req)
     const mergeRequest = await updateMergeRequest(
-      req.server.ingot, actor, loaded, loaded.mergeRequest, changes, canOnProject(actor, loaded, 'admin_merge_request'),
+      req.ingot, actor, loaded, loaded.mergeRequest, changes, canOnProject(actor, loaded, 'admin_merge_request'),
     )
     return presentSingleMergeRequest(req, mergeRequest)
   })
@@ -251,12 +252,12 @@ const mergeRequests: FastifyPluginAsyncTypebox = async (app) => {
     const loaded = await loadMergeRequest(req, req.params.id, req.params.merge_request_iid)
     const actor = requireActor(req)
     authorize(actor.user.admin === 1 || isProjectOwner(actor, loaded))
-    await deleteIssuable(req.server.ingot.db, { type: 'MergeRequest', id: loaded.mergeRequest.id })
+    await deleteIssuable(req.ingot.db, { type: 'MergeRequest', id: loaded.mergeRequest.id })
     return reply.code(204).send()
   })
 
   /** POST …/<suffix>: a change of the time tracked (with a `duration` when `takesDuration`). */
-  type TimeChange = (tracked: TimeTracked, actor: Actor, duration: string) => Promise<TrackedTime>
+  type TimeChange = (ctx: AppContext, tracked: TimeTracked, actor: Actor, duration: string) => Promise<TrackedTime>
   const timeRoute = (suffix: string, status: 200 | 201, takesDuration: boolean, change: TimeChange) => {
     app.post(`${single}/${suffix}`, {
       schema: { params: MergeRequestParams, ...(takesDuration ? { body: DurationBody } : {}), response: { [status]: TimeStats } },
@@ -268,16 +269,15 @@ const mergeRequests: FastifyPluginAsyncTypebox = async (app) => {
       const tracked = {
         type: 'MergeRequest' as const, id: mergeRequest.id, projectId: mergeRequest.target_project_id, time: mergeRequest, updatedAt: mergeRequest.updated_at,
       }
-      const updated = await change(tracked, requireActor(req), duration ?? '')
+      const updated = await change(req.ingot, tracked, requireActor(req), duration ?? '')
       reply.code(status)
       return presentTimeStats(updated)
     })
   }
-  const ctx = app.ingot
-  timeRoute('time_estimate', 200, true, (tracked, actor, duration) => setTimeEstimate(ctx, actor, tracked, durationParam(duration, 'time_estimate')))
-  timeRoute('reset_time_estimate', 200, false, (tracked, actor) => setTimeEstimate(ctx, actor, tracked, 0))
-  timeRoute('add_spent_time', 201, true, (tracked, actor, duration) => addSpentTime(ctx, actor, tracked, durationParam(duration, 'time_spent')))
-  timeRoute('reset_spent_time', 200, false, (tracked, actor) => resetSpentTime(ctx, actor, tracked))
+  timeRoute('time_estimate', 200, true, (ctx, tracked, actor, duration) => setTimeEstimate(ctx, actor, tracked, durationParam(duration, 'time_estimate')))
+  timeRoute('reset_time_estimate', 200, false, (ctx, tracked, actor) => setTimeEstimate(ctx, actor, tracked, 0))
+  timeRoute('add_spent_time', 201, true, (ctx, tracked, actor, duration) => addSpentTime(ctx, actor, tracked, durationParam(duration, 'time_spent')))
+  timeRoute('reset_spent_time', 200, false, (ctx, tracked, actor) => resetSpentTime(ctx, actor, tracked))
 
   app.get(`${single}/time_stats`, {
     schema: { params: MergeRequestParams, response: { 200: TimeStats } },
@@ -293,7 +293,7 @@ const mergeRequests: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req, reply) => {
       const { mergeRequest } = await loadMergeRequest(req, req.params.id, req.params.merge_request_iid)
       const actor = requireActor(req)
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       if (await isSubscribed(db, actor.user.id, mergeRequest) === subscribed) throw notModified()
       await setSubscription(db, actor.user.id, { type: 'MergeRequest', id: mergeRequest.id, projectId: mergeRequest.target_project_id }, subscribed)
       reply.code(201)

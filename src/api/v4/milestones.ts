@@ -100,7 +100,7 @@ const milestones: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req, reply) => {
       const scope = await load.owner(req, req.params.id, 'read')
       const { iids, state, title, search } = req.query
-      const page = await listMilestones(req.server.ingot.db, scope.owner, {
+      const page = await listMilestones(req.ingot.db, scope.owner, {
         ...(iids === undefined ? {} : { iids }),
         ...(state === 'active' || state === 'closed' ? { state } : {}),
         ...(title === undefined ? {} : { title }),
@@ -125,7 +125,7 @@ const milestones: FastifyPluginAsyncTypebox = async (app) => {
       const { title, description } = req.body
       const dueDate = dateParam(req.body.due_date)
       const startDate = dateParam(req.body.start_date)
-      const milestone = await createMilestone(req.server.ingot.db, scope.owner, requireActor(req), {
+      const milestone = await createMilestone(req.ingot.db, scope.owner, requireActor(req), {
         title,
         ...(description === undefined ? {} : { description }),
         ...(dueDate === undefined ? {} : { dueDate }),
@@ -152,7 +152,7 @@ const milestones: FastifyPluginAsyncTypebox = async (app) => {
         ...(startDate === undefined ? {} : { startDate }),
         ...(stateEvent === undefined ? {} : { stateEvent }),
       }
-      const milestone = await updateMilestone(req.server.ingot.db, scoped.owner, requireActor(req), scoped.milestone, changes)
+      const milestone = await updateMilestone(req.ingot.db, scoped.owner, requireActor(req), scoped.milestone, changes)
       return presentMilestone({ milestone, ownerFullPath: scoped.ownerFullPath }, presentCtx(req))
     })
 
@@ -161,7 +161,7 @@ const milestones: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req, reply) => {
       const { milestone } = await load.milestone(req, req.params.id, req.params.milestone_id, 'destroy')
       checkUnmodifiedSince(req, milestone.updated_at)
-      await deleteMilestone(req.server.ingot.db, requireActor(req), milestone)
+      await deleteMilestone(req.ingot.db, requireActor(req), milestone)
       return reply.code(204).send()
     })
   }

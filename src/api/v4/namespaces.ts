@@ -19,7 +19,7 @@ const namespaces: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/namespaces', {
     schema: { querystring: NamespaceListQuery, response: { 200: Type.Array(Namespace) } },
   }, async (req, reply) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const actor = requireActor(req)
     const page = await paginate(db, findNamespaces(db, actor, { search: req.query.search }), req.query)
     setPaginationHeaders(req, reply, page)
@@ -29,7 +29,7 @@ const namespaces: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/namespaces/:id', {
     schema: { params: IdParams, response: { 200: Namespace } },
   }, async (req) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const actor = requireActor(req)
     const namespace = await findNamespace(db, actor, req.params.id)
     if (namespace === undefined) throw notFound('Namespace')

@@ -74,7 +74,7 @@ export async function loadNoteable(req: FastifyRequest, type: NoteableType): Pro
 
 /** A note of the noteable by id: 404 'Note' otherwise. */
 export async function loadNote(req: FastifyRequest, noteable: Noteable, noteId: number): Promise<NoteRow> {
-  const note = fitsIntegerColumn(noteId) ? await findNote(req.server.ingot.db, noteable, noteId) : null
+  const note = fitsIntegerColumn(noteId) ? await findNote(req.ingot.db, noteable, noteId) : null
   if (note === null) throw notFound('Note')
   return note
 }
@@ -85,7 +85,7 @@ export function allowedCreatedAt(actor: Actor, loaded: LoadedProject, createdAt:
 }
 
 export async function presentNoteRow(req: FastifyRequest, noteable: Noteable, note: NoteRow): Promise<NoteEntity> {
-  const [view] = await loadNoteViews(req.server.ingot.db, [note], noteable)
+  const [view] = await loadNoteViews(req.ingot.db, [note], noteable)
   if (view === undefined) throw notFound('Note')
   return presentNote(view, presentCtx(req))
 }
@@ -119,7 +119,7 @@ const notes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: route.params, querystring: ListQuery, response: { 200: Type.Array(Note) } },
     }, async (req, reply) => {
       const { noteable } = await loadNoteable(req, route.type)
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const page = await paginate(db, findNotes(db, noteable, {
         orderBy: req.query.order_by === 'updated_at' ? 'updated_at' : 'created_at', sort: req.query.sort,
       }), req.query)
@@ -141,13 +141,13 @@ const notes: FastifyPluginAsyncTypebox = async (app) => {
       const actor = requireActor(req)
       const loaded = await loadNoteable(req, route.type)
       authorize(canCreateNote(actor, loaded, loaded.noteable))
-      const result = await postNote(req.server.ingot, {
+      const result = await postNote(req.ingot, {
         noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
       })
       switch (result.kind) {
         case 'award': {
-          const [view] = await loadAwardViews(req.server.ingot.db, [result.award])
+          const [view] = await loadAwardViews(req.ingot.db, [result.award])
           if (view === undefined) throw notFound('Award Emoji')
           reply.code(201)
           return presentAwardEmoji(view, presentCtx(req))
@@ -163,7 +163,7 @@ const notes: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req) => {
       const loaded = await loadNoteable(req, route.type)
       const note = await loadNoteToAdmin(req, loaded, req.params.note_id)
-      const updated = await updateNote(req.server.ingot.db, loaded.noteable, note, req.body.body)
+      const updated = await updateNote(req.ingot.db, loaded.noteable, note, req.body.body)
       return presentNoteRow(req, loaded.noteable, updated)
     })
 
@@ -173,7 +173,7 @@ const notes: FastifyPluginAsyncTypebox = async (app) => {
       const loaded = await loadNoteable(req, route.type)
       const note = await loadNoteToAdmin(req, loaded, req.params.note_id)
       checkUnmodifiedSince(req, note.updated_at)
-      await deleteNote(req.server.ingot.db, loaded.noteable, note)
+      await deleteNote(req.ingot.db, loaded.noteable, note)
       return reply.code(204).send()
     })
   }

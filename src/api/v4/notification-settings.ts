@@ -36,7 +36,7 @@ const notificationSettings: FastifyPluginAsyncTypebox = async (app) => {
     schema: { response: { 200: GlobalNotificationSetting } },
   }, async (req) => {
     const { user } = requireActor(req)
-    const row = await findNotificationSetting(req.server.ingot.db, user.id, { type: 'global' })
+    const row = await findNotificationSetting(req.ingot.db, user.id, { type: 'global' })
     return presentGlobalNotificationSetting(settingView(row, { type: 'global' }), notificationEmailOf(user, row))
   })
 
@@ -45,7 +45,7 @@ const notificationSettings: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const { user } = requireActor(req)
     const body: Static<typeof GlobalBody> = req.body ?? {}
-    const row = await updateNotificationSetting(req.server.ingot.db, user, { type: 'global' }, {
+    const row = await updateNotificationSetting(req.ingot.db, user, { type: 'global' }, {
       ...(body.level === undefined ? {} : { level: body.level }),
       ...(body.notification_email === undefined ? {} : { notificationEmail: body.notification_email }),
       events: eventsOf(body),
@@ -59,7 +59,7 @@ const notificationSettings: FastifyPluginAsyncTypebox = async (app) => {
     }, async (req) => {
       const { user } = requireActor(req)
       const source = await load(req, req.params.id)
-      return presentNotificationSetting(settingView(await findNotificationSetting(req.server.ingot.db, user.id, source), source))
+      return presentNotificationSetting(settingView(await findNotificationSetting(req.ingot.db, user.id, source), source))
     })
 
     app.put(`${collection}/:id/notification_settings`, {
@@ -68,7 +68,7 @@ const notificationSettings: FastifyPluginAsyncTypebox = async (app) => {
       const { user } = requireActor(req)
       const source = await load(req, req.params.id)
       const body: Static<typeof SourceBody> = req.body ?? {}
-      const row = await updateNotificationSetting(req.server.ingot.db, user, source, {
+      const row = await updateNotificationSetting(req.ingot.db, user, source, {
         ...(body.level === undefined ? {} : { level: body.level }),
         events: eventsOf(body),
       })

@@ -65,7 +65,7 @@ function projectOf(req: FastifyRequest): LoadedProject {
 
 /** One of the project's hooks; the original's 404 for any other id. */
 async function findHook(req: FastifyRequest, projectId: number, hookId: number): Promise<WebHookRow> {
-  const hook = await findProjectHook(req.server.ingot.db, projectId, hookId)
+  const hook = await findProjectHook(req.ingot.db, projectId, hookId)
   if (hook === null) throw apiError(404, '404 Not found')
   return hook
 }
@@ -77,7 +77,7 @@ const projectHooks: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, querystring: Pagination, response: { 200: Type.Array(ProjectHook) } },
     preValidation: authorizeMaintainer,
   }, async (req, reply) => {
-    const page = await listProjectHooks(req.server.ingot.db, projectOf(req).project.id, req.query)
+    const page = await listProjectHooks(req.ingot.db, projectOf(req).project.id, req.query)
     setPaginationHeaders(req, reply, page)
     return page.items.map(presentProjectHook)
   })
@@ -91,7 +91,7 @@ const projectHooks: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, body: HookBody, response: { 201: ProjectHook } },
     preValidation: authorizeMaintainer,
   }, async (req, reply) => {
-    const hook = await createProjectHook(req.server.ingot, projectOf(req).project.id, hookInput(req.body))
+    const hook = await createProjectHook(req.ingot, projectOf(req).project.id, hookInput(req.body))
     reply.code(201)
     return presentProjectHook(hook)
   })
@@ -101,14 +101,14 @@ const projectHooks: FastifyPluginAsyncTypebox = async (app) => {
     preValidation: authorizeMaintainer,
   }, async (req) => {
     const hook = await findHook(req, projectOf(req).project.id, req.params.hook_id)
-    return presentProjectHook(await updateProjectHook(req.server.ingot, hook, hookInput(req.body)))
+    return presentProjectHook(await updateProjectHook(req.ingot, hook, hookInput(req.body)))
   })
 
   app.delete(`${base}/:hook_id`, {
     schema: { params: HookParams },
     preValidation: authorizeMaintainer,
   }, async (req, reply) => {
-    await deleteHook(req.server.ingot.db, await findHook(req, projectOf(req).project.id, req.params.hook_id))
+    await deleteHook(req.ingot.db, await findHook(req, projectOf(req).project.id, req.params.hook_id))
     return reply.code(204).send()
   })
 
@@ -118,7 +118,7 @@ const projectHooks: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const loaded = projectOf(req)
     const hook = await findHook(req, loaded.project.id, req.params.hook_id)
-    await testProjectHook(req.server.ingot, hook, loaded, requireActor(req).user, req.params.trigger)
+    await testProjectHook(req.ingot, hook, loaded, requireActor(req).user, req.params.trigger)
     reply.code(201)
     return { message: '201 Created' }
   })

@@ -15,7 +15,7 @@ const projectHousekeeping: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, response: { 201: Type.String({ description: 'The id of the housekeeping job' }) } },
   }, async (req, reply) => {
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
-    const jobId = await startHousekeeping(req.server.ingot, project.id)
+    const jobId = await startHousekeeping(req.ingot, project.id)
     if (jobId === null) throw conflict(HOUSEKEEPING_IN_PROGRESS)
     // A string is sent as it is unless serialized here: the original's answer is a JSON string.
     return reply.code(201).type(JSON_TYPE).send(JSON.stringify(String(jobId)))

@@ -37,13 +37,13 @@ const projectUploads: FastifyPluginAsyncTypebox = async (app) => {
     // The limit is the max_attachment_size setting, which can change at any time: preParsing applies it.
     bodyLimit: Number.MAX_SAFE_INTEGER,
     preParsing: async (req, _reply, body) => {
-      const limit = await maxAttachmentBytes(req.server.ingot.db) + FORM_ALLOWANCE_BYTES
+      const limit = await maxAttachmentBytes(req.ingot.db) + FORM_ALLOWANCE_BYTES
       if (Number(req.headers['content-length']) > limit) throw fileTooLarge()
       return limitedTo(body, limit)
     },
     schema: { params: IdParams, body: Type.Object({ file: FileParam() }), response: { 201: ProjectUpload } },
   }, async (req, reply) => {
-    const { db, config } = req.server.ingot
+    const { db, config } = req.ingot
     const { project } = await loadProject(req, req.params.id)
     const { file } = req.body
     if (file.data.length > await maxAttachmentBytes(db)) throw fileTooLarge()

@@ -184,7 +184,7 @@ function projectJsonKey(form: Form, projectId: number, access: ProjectAccess | n
 async function sendList(
   req: FastifyRequest, reply: FastifyReply, list: string, loadPage: () => Promise<Page<{ id: number }>>, form: Form, options: ProjectViewOptions,
 ) {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const itemSchema = form === 'simple' ? ProjectSimple : form === 'full' ? Project : ProjectWithAccess
   // Statistics and custom attributes come from tables the JSON cache does not watch.
   const cacheable = options.statistics !== true && options.customAttributes !== true
@@ -201,7 +201,7 @@ async function sendList(
 
 /** A write's answer: the full form, with the fields for those who administer the project. */
 async function sendProject(req: FastifyRequest, reply: FastifyReply, status: number, project: ProjectRow, namespace: NamespaceRow) {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const view = await loadProjectView(db, req.actor, project)
   const userCanAdminProject = view.access !== null && canOnProject(req.actor, { project, namespace, access: view.access }, 'admin_project')
   return sendAs(reply.code(status), Project, presentForm(view, req, 'full', userCanAdminProject))
@@ -226,7 +226,7 @@ function listFilters(query: Partial<Static<typeof ProjectsQuery>> & Pick<Static<
 }
 
 async function listProjects(req: FastifyRequest, reply: FastifyReply, scope: ProjectScope, query: Static<typeof ProjectsQuery> | Static<typeof UserProjectsQuery>) {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const filters = listFilters(query)
   const loadPage = async () => {
     const ids = (await findProjects(db, req.actor, scope, filters)).clearSelect().select('projects.id')
@@ -249,7 +249,7 @@ function settingsOf(body: Partial<Static<typeof UpdateProjectBody>> & { namespac
 }
 
 async function create(req: FastifyRequest, creator: Actor, body: CreateBody): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
-  const ctx = req.server.ingot
+  const ctx = req.ingot
   const namespace = await creationNamespace(ctx.db, creator, body.namespace_id)
   const project = await createProject(ctx, creator, {
     ...settingsOf(body),
@@ -294,7 +294,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional' },
     schema: { params: IdParams, querystring: GroupProjectsQuery, response: { 200: Type.Array(ProjectForms) } },
   }, async (req, reply) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const { group } = await loadGroup(req, req.params.id)
     const query = req.query
     const loadPage = async () => {
@@ -318,7 +318,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     const forkSourceUnknown = form !== 'simple' && loaded.project.forked_from_project_id !== null
     const key = options.statistics || options.customAttributes || forkSourceUnknown ? null : projectJsonKey(form, loaded.project.id, loaded.access, admin)
     return sendJsonItem(req, reply, form === 'simple' ? ProjectSimple : ProjectWithAccess, { name: 'projects', tables: PROJECT_JSON_TABLES }, key,
-      () => loadProjectView(req.server.ingot.db, req.actor, loaded.project, options, loaded),
+      () => loadProjectView(req.ingot.db, req.actor, loaded.project, options, loaded),
       (view) => presentForm(view, req, form, admin))
   })
 
@@ -335,7 +335,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const actor = requireActor(req)
     const source = await loadProject(req, req.params.id)
-    const { project, namespace } = await forkProject(req.server.ingot, actor, source, { namespace: req.body.namespace })
+    const { project, namespace } = await forkProject(req.ingot, actor, source, { namespace: req.body.namespace })
     return sendProject(req, reply, 201, project, namespace)
   })
 
@@ -347,7 +347,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     requireAdmin(req)
     const source = await loadProject(req, req.params.forked_from_id)
     const { project } = await loadProject(req, req.params.id)
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const linked = await linkFork(db, project, source.project)
     return sendAs(reply.code(201), Project, presentForm(await loadProjectView(db, req.actor, linked), req, 'full'))
   })
@@ -358,7 +358,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     // The original's remove_fork_project: the project's owners (and admins), as remove_project.
     const { project } = await authorizedProject(req, req.params.id, 'remove_project')
     checkUnmodifiedSince(req, project.updated_at)
-    if (!await unlinkFork(req.server.ingot.db, project)) throw notModified()
+    if (!await unlinkFork(req.ingot.db, project)) throw notModified()
     return reply.code(204).send()
   })
 
@@ -393,7 +393,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     authorize(canOnProject(req.actor, loaded, 'admin_project'))
     if (body.name !== undefined) authorize(canOnProject(req.actor, loaded, 'rename_project'))
     if (body.visibility !== undefined) authorize(canOnProject(req.actor, loaded, 'change_visibility_level'))
-    const { db, repositories } = req.server.ingot
+    const { db, repositories } = req.ingot
     const project = await updateProject(db, repositories, requireActor(req), loaded, {
       ...settingsOf(body),
       ...(body.name === undefined ? {} : { name: body.name }),
@@ -407,7 +407,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { project } = await authorizedProject(req, req.params.id, 'remove_project')
     checkUnmodifiedSince(req, project.updated_at)
-    await deleteProject(req.server.ingot, project)
+    await deleteProject(req.ingot, project)
     return reply.code(202).send({ message: '202 Accepted' })
   })
 
@@ -416,7 +416,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: IdParams, response: { 201: Project } },
     }, async (req, reply) => {
       const { project } = await loadProject(req, req.params.id)
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const userId = requireActor(req).user.id
       const current = starred ? await starProject(db, userId, project.id) : await unstarProject(db, userId, project.id)
       if (current === null) throw notModified()
@@ -429,7 +429,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: IdParams, response: { 201: Project } },
     }, async (req, reply) => {
       const { project } = await authorizedProject(req, req.params.id, 'archive_project')
-      const { db } = req.server.ingot
+      const { db } = req.ingot
       const updated = await setProjectArchived(db, project, archived)
       return sendAs(reply.code(201), Project, presentForm(await loadProjectView(db, req.actor, updated), req, 'full'))
     })
@@ -440,7 +440,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { project } = await authorizedProject(req, req.params.id, 'admin_project')
     const { group } = await loadGroup(req, String(req.body.group_id))
-    const link = await shareProject(req.server.ingot.db, project, { group, groupAccess: req.body.group_access, expiresAt: req.body.expires_at ?? null })
+    const link = await shareProject(req.ingot.db, project, { group, groupAccess: req.body.group_access, expiresAt: req.body.expires_at ?? null })
     return reply.code(201).send(presentProjectGroupLink(link))
   })
 
@@ -448,7 +448,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdWithGroupParams },
   }, async (req, reply) => {
     const { project } = await authorizedProject(req, req.params.id, 'admin_project')
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const link = await findProjectShare(db, project.id, req.params.group_id)
     if (link === undefined) throw notFound('Group Link')
     checkUnmodifiedSince(req, link.created_at)

@@ -25,7 +25,7 @@ const CreateBody = Type.Object({
 
 /** The rule named exactly so (a wildcard by its pattern); the original's 404 for a missing record. */
 async function findRule(req: FastifyRequest, projectId: number, name: string): Promise<ProtectedBranchRow> {
-  const rule = await findProtectedBranch(req.server.ingot.db, projectId, name)
+  const rule = await findProtectedBranch(req.ingot.db, projectId, name)
   if (rule === null) throw apiError(404, '404 Not found')
   return rule
 }
@@ -38,7 +38,7 @@ const protectedBranches: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional' },
   }, async (req, reply) => {
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
-    const page = await listProtectedBranches(req.server.ingot.db, project.id, req.query)
+    const page = await listProtectedBranches(req.ingot.db, project.id, req.query)
     setPaginationHeaders(req, reply, page)
     return page.items.map(presentProtectedBranch)
   })
@@ -55,7 +55,7 @@ const protectedBranches: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, body: CreateBody, response: { 201: ProtectedBranch } },
   }, async (req, reply) => {
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
-    const rule = await createProtectedBranch(req.server.ingot.db, project.id, {
+    const rule = await createProtectedBranch(req.ingot.db, project.id, {
       name: req.body.name,
       pushAccessLevel: req.body.push_access_level ?? MAINTAINER,
       mergeAccessLevel: req.body.merge_access_level ?? MAINTAINER,
@@ -70,7 +70,7 @@ const protectedBranches: FastifyPluginAsyncTypebox = async (app) => {
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
     const rule = await findRule(req, project.id, req.params.name)
     checkUnmodifiedSince(req, rule.updated_at)
-    await deleteProtectedBranch(req.server.ingot.db, rule)
+    await deleteProtectedBranch(req.ingot.db, rule)
     return reply.code(204).send()
   })
 }

@@ -24,7 +24,7 @@ const CreateBody = Type.Object({
 
 /** The rule named exactly so (a wildcard by its pattern); the original's 404 for a missing record. */
 async function findRule(req: FastifyRequest, projectId: number, name: string): Promise<ProtectedTagRow> {
-  const rule = await findProtectedTag(req.server.ingot.db, projectId, name)
+  const rule = await findProtectedTag(req.ingot.db, projectId, name)
   if (rule === null) throw apiError(404, '404 Not found')
   return rule
 }
@@ -37,7 +37,7 @@ const protectedTags: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional' },
   }, async (req, reply) => {
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
-    const page = await listProtectedTags(req.server.ingot.db, project.id, req.query)
+    const page = await listProtectedTags(req.ingot.db, project.id, req.query)
     setPaginationHeaders(req, reply, page)
     return page.items.map(presentProtectedTag)
   })
@@ -54,7 +54,7 @@ const protectedTags: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, body: CreateBody, response: { 201: ProtectedTag } },
   }, async (req, reply) => {
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
-    const rule = await createProtectedTag(req.server.ingot.db, project.id, {
+    const rule = await createProtectedTag(req.ingot.db, project.id, {
       name: req.body.name,
       createAccessLevel: req.body.create_access_level ?? MAINTAINER,
     })
@@ -68,7 +68,7 @@ const protectedTags: FastifyPluginAsyncTypebox = async (app) => {
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
     const rule = await findRule(req, project.id, req.params.name)
     checkUnmodifiedSince(req, rule.updated_at)
-    await deleteProtectedTag(req.server.ingot.db, rule)
+    await deleteProtectedTag(req.ingot.db, rule)
     return reply.code(204).send()
   })
 }

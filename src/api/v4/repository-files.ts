@@ -66,7 +66,7 @@ async function loadFile(req: FastifyRequest, params: { id: string; file_path: st
   refuseBlank({ ref })
   const path = cleanTreePath(params.file_path)
   if (path === null || path === '') throw invalidParam('file_path')
-  const repo = req.server.ingot.repositories.open(loaded.project.id)
+  const repo = req.ingot.repositories.open(loaded.project.id)
   const lookup = await findFileAtRef(repo, ref, path)
   if ('missing' in lookup) throw notFound(lookup.missing)
   return { repo, file: lookup.found }
@@ -78,7 +78,7 @@ async function commitFileAction(
 ): Promise<void> {
   refuseBlank({ branch: fields.branch, commit_message: fields.commit_message })
   const loaded = await loadProjectFor(req, projectId, 'push_code')
-  await commitChanges(req.server.ingot, loaded, requireActor(req), {
+  await commitChanges(req.ingot, loaded, requireActor(req), {
     branch: fields.branch,
     ...(fields.start_branch === undefined ? {} : { startBranch: fields.start_branch }),
     message: fields.commit_message,

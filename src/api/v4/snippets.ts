@@ -32,7 +32,7 @@ export interface LoadedSnippet extends LoadedProject {
 export async function loadSnippet(req: FastifyRequest, idOrPath: string, snippetId: number): Promise<LoadedSnippet> {
   const loaded = await loadProject(req, idOrPath)
   const snippet = fitsIntegerColumn(snippetId)
-    ? await findProjectSnippet(req.server.ingot.db, loaded.project.id, snippetId)
+    ? await findProjectSnippet(req.ingot.db, loaded.project.id, snippetId)
     : null
   if (snippet === null || !canReadSnippet(req.actor, loaded, snippet)) throw notFound('Snippet')
   return { ...loaded, snippet }
@@ -61,7 +61,7 @@ const UpdateBody = Type.Object({
 })
 
 async function presentOne(req: FastifyRequest, loaded: LoadedProject, snippet: ProjectSnippetRow) {
-  const [view] = await loadSnippetViews(req.server.ingot.db, [snippet], projectFullPath(loaded))
+  const [view] = await loadSnippetViews(req.ingot.db, [snippet], projectFullPath(loaded))
   if (view === undefined) throw notFound('Snippet')
   return presentProjectSnippet(view, presentCtx(req))
 }
@@ -73,7 +73,7 @@ const snippets: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, querystring: Pagination, response: { 200: Type.Array(ProjectSnippet) } },
   }, async (req, reply) => {
     const loaded = await loadProject(req, req.params.id)
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const page = await paginate(db, findProjectSnippets(db, req.actor, loaded), req.query)
     setPaginationHeaders(req, reply, page)
     const ctx = presentCtx(req)
@@ -96,7 +96,7 @@ const snippets: FastifyPluginAsyncTypebox = async (app) => {
     const { body } = req
     const content = body.code ?? body.content
     if (content === undefined) throw new ApiError(400, { error: 'code is missing' })
-    const snippet = await createSnippet(req.server.ingot.db, loaded.project.id, actor.user.id, {
+    const snippet = await createSnippet(req.ingot.db, loaded.project.id, actor.user.id, {
       title: body.title,
       fileName: body.file_name,
       content,
@@ -121,7 +121,7 @@ const snippets: FastifyPluginAsyncTypebox = async (app) => {
     if (body.description !== undefined) changes.description = body.description
     if (body.visibility !== undefined) changes.visibilityLevel = visibilityLevel(body.visibility)
     if (Object.keys(changes).length === 0) throw missingOneOf('title', 'file_name', 'code', 'description', 'visibility')
-    return presentOne(req, loaded, await updateSnippet(req.server.ingot.db, loaded.snippet, changes))
+    return presentOne(req, loaded, await updateSnippet(req.ingot.db, loaded.snippet, changes))
   })
 
   app.delete(`${base}/:snippet_id`, {
@@ -130,7 +130,7 @@ const snippets: FastifyPluginAsyncTypebox = async (app) => {
     const loaded = await loadSnippet(req, req.params.id, req.params.snippet_id)
     authorize(canAdminSnippet(req.actor, loaded, loaded.snippet))
     checkUnmodifiedSince(req, loaded.snippet.updated_at)
-    await deleteSnippet(req.server.ingot.db, loaded.snippet)
+    await deleteSnippet(req.ingot.db, loaded.snippet)
     return reply.code(204).send()
   })
 

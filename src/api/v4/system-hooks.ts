@@ -27,7 +27,7 @@ const HookBody = Type.Object({
 })
 
 async function findHook(req: FastifyRequest, id: number): Promise<WebHookRow> {
-  const hook = await findSystemHook(req.server.ingot.db, id)
+  const hook = await findSystemHook(req.ingot.db, id)
   if (hook === null) throw notFound('System hook')
   return hook
 }
@@ -39,7 +39,7 @@ const systemHooks: FastifyPluginAsyncTypebox = async (app) => {
     schema: { querystring: Pagination, response: { 200: Type.Array(SystemHook) } },
     preValidation: adminOnly,
   }, async (req, reply) => {
-    const page = await listSystemHooks(req.server.ingot.db, req.query)
+    const page = await listSystemHooks(req.ingot.db, req.query)
     setPaginationHeaders(req, reply, page)
     return page.items.map(presentSystemHook)
   })
@@ -51,7 +51,7 @@ const systemHooks: FastifyPluginAsyncTypebox = async (app) => {
     const { url, token, enable_ssl_verification: verify } = req.body
     const events: Partial<Record<SystemHookEvent, boolean>> = {}
     for (const event of SYSTEM_HOOK_EVENTS) if (req.body[event] !== undefined) events[event] = req.body[event]
-    const hook = await createSystemHook(req.server.ingot, {
+    const hook = await createSystemHook(req.ingot, {
       url, events, ...(token === undefined ? {} : { token }), ...(verify === undefined ? {} : { enable_ssl_verification: verify }),
     })
     reply.code(201)
@@ -61,13 +61,13 @@ const systemHooks: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/hooks/:id', {
     schema: { params: HookParams },
     preValidation: adminOnly,
-  }, async (req) => testSystemHook(req.server.ingot, await findHook(req, req.params.id)))
+  }, async (req) => testSystemHook(req.ingot, await findHook(req, req.params.id)))
 
   app.delete('/hooks/:id', {
     schema: { params: HookParams },
     preValidation: adminOnly,
   }, async (req, reply) => {
-    await deleteHook(req.server.ingot.db, await findHook(req, req.params.id))
+    await deleteHook(req.ingot.db, await findHook(req, req.params.id))
     return reply.code(204).send()
   })
 }

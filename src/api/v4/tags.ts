@@ -39,7 +39,7 @@ const tags: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional' },
   }, async (req, reply) => {
     const subject = await loadProjectFor(req, req.params.id, 'download_code')
-    const page = await listTags(req.server.ingot, subject.project.id, {
+    const page = await listTags(req.ingot, subject.project.id, {
       orderBy: req.query.order_by === 'name' ? 'name' : 'updated', sort: req.query.sort,
     }, req.query)
     setPaginationHeaders(req, reply, page)
@@ -51,7 +51,7 @@ const tags: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional' },
   }, async (req) => {
     const subject = await loadProjectFor(req, req.params.id, 'download_code')
-    const view = await findTag(req.server.ingot, subject.project.id, req.params.tag_name)
+    const view = await findTag(req.ingot, subject.project.id, req.params.tag_name)
     if (view === null) throw notFound('Tag')
     return presentTag(view)
   })

@@ -114,7 +114,7 @@ function checkAvatar(avatar: UploadedFile | undefined): void {
 
 /** The user with the avatar sent with a create or update stored, when one was. */
 function withAvatar(req: FastifyRequest, user: UserRow, avatar: UploadedFile | undefined): Promise<UserRow> | UserRow {
-  const { db, config } = req.server.ingot
+  const { db, config } = req.ingot
   return avatar === undefined ? user : setUserAvatar(db, config.dataDir, user, avatar)
 }
 
@@ -124,7 +124,7 @@ function checkIdentityParams(params: { extern_uid?: string; provider?: string })
 }
 
 async function presentAdminForm(req: FastifyRequest, user: UserRow, withCustomAttributes = false) {
-  const { db } = req.server.ingot
+  const { db } = req.ingot
   const view = await loadUserAccountView(db, user)
   const attributes = withCustomAttributes ? (await customAttributesOf(db, 'user', [user.id])).get(user.id) ?? [] : undefined
   return presentUserWithAdmin(view, presentCtx(req), attributes)
@@ -132,7 +132,7 @@ async function presentAdminForm(req: FastifyRequest, user: UserRow, withCustomAt
 
 /** One of the user's SSH keys, 404 when they have none with that id. */
 async function loadSshKey(req: FastifyRequest, userId: number, keyId: number): Promise<SshKeyRow> {
-  const key = await findSshKey(req.server.ingot.db, userId, keyId)
+  const key = await findSshKey(req.ingot.db, userId, keyId)
   if (key === undefined) throw notFound('Key')
   return key
 }
@@ -147,7 +147,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     schema: { querystring: ListUsersQuery, response: { 200: Type.Array(UserAnyForm) } },
     config: { auth: 'optional', scopes: READ_SCOPES },
   }, async (req, reply) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const q = req.query
     checkIdentityParams(q)
     if (q.external === true || (q.extern_uid !== undefined && q.provider !== undefined)) {
@@ -202,7 +202,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     requireAdmin(req)
     const { avatar, ...input } = body
     checkAvatar(avatar)
-    const user = await withAvatar(req, await createUser(req.server.ingot, input), avatar)
+    const user = await withAvatar(req, await createUser(req.ingot, input), avatar)
     reply.code(201)
     return presentAdminForm(req, user)
   })
@@ -215,7 +215,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     const user = await loadUser(req, req.params.id)
     const { avatar, ...input } = req.body
     checkAvatar(avatar)
-    const updated = await withAvatar(req, await updateUser(req.server.ingot.db, user, input), avatar)
+    const updated = await withAvatar(req, await updateUser(req.ingot.db, user, input), avatar)
     return presentAdminForm(req, updated)
   })
 
@@ -224,7 +224,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     requireAdmin(req)
     const user = await loadUser(req, req.params.id)
-    await deleteUser(req.server.ingot, user, { hardDelete: req.query.hard_delete === true })
+    await deleteUser(req.ingot, user, { hardDelete: req.query.hard_delete === true })
     return reply.code(204).send()
   })
 
@@ -236,7 +236,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
       requireAdmin(req)
       const user = await loadUser(req, req.params.id)
       reply.code(201)
-      return change(req.server.ingot.db, user)
+      return change(req.ingot.db, user)
     })
   }
 
@@ -252,13 +252,13 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put('/user/status', {
     schema: { body: SetStatusBody, response: { 200: UserStatus } },
-  }, async (req) => presentUserStatus(await setUserStatus(req.server.ingot.db, requireActor(req).user, req.body)))
+  }, async (req) => presentUserStatus(await setUserStatus(req.ingot.db, requireActor(req).user, req.body)))
 
   app.get('/user/keys', {
     schema: { querystring: Pagination, response: { 200: Type.Array(SshKey) } },
     config: { scopes: READ_SCOPES },
   }, async (req, reply) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const page = await paginate(db, findSshKeys(db, requireActor(req).user.id), req.query)
     setPaginationHeaders(req, reply, page)
     return page.items.map(presentSshKey)
@@ -272,7 +272,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/user/keys', {
     schema: { body: AddKeyBody, response: { 201: SshKey } },
   }, async (req, reply) => {
-    const key = await addSshKey(req.server.ingot.db, requireActor(req).user.id, req.body)
+    const key = await addSshKey(req.ingot.db, requireActor(req).user.id, req.body)
     reply.code(201)
     return presentSshKey(key)
   })
@@ -280,7 +280,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/user/keys/:key_id', {
     schema: { params: KeyParams },
   }, async (req, reply) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     await removeSshKey(db, await loadSshKey(req, requireActor(req).user.id, req.params.key_id))
     return reply.code(204).send()
   })
@@ -289,7 +289,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: UserIdParams, querystring: Pagination, response: { 200: Type.Array(SshKey) } },
     config: { auth: 'optional', scopes: READ_SCOPES },
   }, async (req, reply) => {
-    const { db } = req.server.ingot
+    const { db } = req.ingot
     const user = await loadUser(req, req.params.id)
     const page = await paginate(db, findSshKeys(db, user.id), req.query)
     setPaginationHeaders(req, reply, page)
@@ -301,7 +301,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     requireAdmin(req)
     const user = await loadUser(req, req.params.id)
-    const key = await addSshKey(req.server.ingot.db, user.id, req.body)
+    const key = await addSshKey(req.ingot.db, user.id, req.body)
     reply.code(201)
     return presentSshKey(key)
   })
@@ -311,7 +311,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     requireAdmin(req)
     const user = await loadUser(req, req.params.id)
-    await removeSshKey(req.server.ingot.db, await loadSshKey(req, user.id, req.params.key_id))
+    await removeSshKey(req.ingot.db, await loadSshKey(req, user.id, req.params.key_id))
     return reply.code(204).send()
   })
 }

@@ -44,7 +44,7 @@ const wikis: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (req) => {
     const { project } = await loadProjectFor(req, req.params.id, 'read_wiki')
-    const { repositories } = req.server.ingot
+    const { repositories } = req.ingot
     const tip = await wikiTip(repositories, project.id)
     if (tip === null) return []
     const pages = await listWikiPages(repositories.openWiki(project.id), tip, req.query.with_content)
@@ -56,7 +56,7 @@ const wikis: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: SlugParams, response: { 200: WikiPage } },
   }, async (req) => {
     const { project } = await loadProjectFor(req, req.params.id, 'read_wiki')
-    const { repositories } = req.server.ingot
+    const { repositories } = req.ingot
     const tip = await wikiTip(repositories, project.id)
     const repo = repositories.openWiki(project.id)
     const page = tip === null ? null : await findWikiPage(repo, tip, req.params.slug)
@@ -68,7 +68,7 @@ const wikis: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: IdParams, body: CreateBody, response: { 201: WikiPage } },
   }, async (req, reply) => {
     const loaded = await loadProjectFor(req, req.params.id, 'create_wiki')
-    const page = await createWikiPage(req.server.ingot, loaded, requireActor(req), req.body)
+    const page = await createWikiPage(req.ingot, loaded, requireActor(req), req.body)
     return reply.code(201).send(presentWikiPage(page))
   })
 
@@ -77,7 +77,7 @@ const wikis: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const loaded = await loadProjectFor(req, req.params.id, 'create_wiki')
     const { file, branch } = req.body
-    const attachment = await createWikiAttachment(req.server.ingot, loaded, requireActor(req), {
+    const attachment = await createWikiAttachment(req.ingot, loaded, requireActor(req), {
       file, ...(branch === undefined ? {} : { branch }),
     })
     return reply.code(201).send(presentWikiAttachment(attachment))
@@ -89,7 +89,7 @@ const wikis: FastifyPluginAsyncTypebox = async (app) => {
     const { title, content, format } = req.body
     if (title === undefined && content === undefined) throw missingOneOf('content', 'title')
     const loaded = await loadProjectFor(req, req.params.id, 'create_wiki')
-    const page = await updateWikiPage(req.server.ingot, loaded, requireActor(req), req.params.slug, {
+    const page = await updateWikiPage(req.ingot, loaded, requireActor(req), req.params.slug, {
       ...(title === undefined ? {} : { title }),
       ...(content === undefined ? {} : { content }),
       ...(format === undefined ? {} : { format }),
@@ -101,7 +101,7 @@ const wikis: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: SlugParams },
   }, async (req, reply) => {
     const loaded = await loadProjectFor(req, req.params.id, 'admin_wiki')
-    await deleteWikiPage(req.server.ingot, loaded, requireActor(req), req.params.slug)
+    await deleteWikiPage(req.ingot, loaded, requireActor(req), req.params.slug)
     return reply.code(204).send()
   })
 }

@@ -4,6 +4,7 @@
 // concerns them and enqueue jobs for the work. Listeners run one after another and must be quick:
 // no delivery happens inside the request that caused it. Activities carry ids and plain values only,
 // so that a listener can put one into a job's payload as it is.
+import type { AppContext } from '../../context.js'
 
 /** One field's value before and after a change, as the original's hook payloads carry `changes`. */
 export interface FieldChange {
@@ -76,11 +77,11 @@ export interface SystemActivity {
 
 export type Activity = IssueActivity | MergeRequestActivity | NoteActivity | WikiPageActivity | SystemActivity
 
-export type ActivityListener = (activity: Activity) => Promise<void>
-
-interface Log {
-  error(details: object, message: string): void
-}
+/**
+ * A listener hears an activity with the context of whoever published it (a request's or a job's),
+ * so that the jobs it enqueues carry that request's id.
+ */
+export type ActivityListener = (activity: Activity, ctx: AppContext) => Promise<void>
 
 export class ActivityListeners {
   private readonly listeners: ActivityListener[] = []
@@ -90,12 +91,12 @@ export class ActivityListeners {
   }
 
   /** Tells every listener; one failing is logged and does not stop the others or the caller. */
-  async publish(activity: Activity, log: Log): Promise<void> {
+  async publish(activity: Activity, ctx: AppContext): Promise<void> {
     for (const listener of this.listeners) {
       try {
-        await listener(activity)
+        await listener(activity, ctx)
       } catch (err) {
-        log.error({ err, activity: activity.kind }, 'an activity listener failed')
+        ctx.log.error({ err, activity: activity.kind }, 'an activity listener failed')
       }
     }
   }

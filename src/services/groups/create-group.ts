@@ -25,7 +25,7 @@ export interface CreateGroupInput {
   parent?: NamespaceRow | null
 }
 
-export async function createGroup(ctx: Pick<AppContext, 'db' | 'activity' | 'log'>, actor: Actor, input: CreateGroupInput): Promise<NamespaceRow> {
+export async function createGroup(ctx: AppContext, actor: Actor, input: CreateGroupInput): Promise<NamespaceRow> {
   const { db } = ctx
   const parent = input.parent ?? null
   const settings = await getApplicationSettings(db)
@@ -63,6 +63,6 @@ export async function createGroup(ctx: Pick<AppContext, 'db' | 'activity' | 'log
     }).execute()
     return group
   })
-  for (const event of await groupSystemActivities(db, [created], 'create')) await ctx.activity.publish(event, ctx.log)
+  for (const event of await groupSystemActivities(db, [created], 'create')) await ctx.activity.publish(event, ctx)
   return created
 }

@@ -6,7 +6,7 @@ import { deleteNamespacesAndProjects, projectIdsIn, selfAndDescendantIds } from 
 import { groupSystemActivities, projectSystemActivities } from '../hooks/system-payloads.js'
 import { removeProjectFiles } from '../projects/delete-project.js'
 
-export async function deleteGroup(ctx: Pick<AppContext, 'db' | 'repositories' | 'config' | 'activity' | 'log'>, group: NamespaceRow): Promise<void> {
+export async function deleteGroup(ctx: AppContext, group: NamespaceRow): Promise<void> {
   const { projectIds, systemEvents } = await ctx.db.transaction().execute(async (trx) => {
     const groupIds = await selfAndDescendantIds(trx, [group.id])
     const projectIds = await projectIdsIn(trx, groupIds)
@@ -17,5 +17,5 @@ export async function deleteGroup(ctx: Pick<AppContext, 'db' | 'repositories' | 
     return { projectIds, systemEvents }
   })
   for (const id of projectIds) await removeProjectFiles(ctx, id)
-  for (const event of systemEvents) await ctx.activity.publish(event, ctx.log)
+  for (const event of systemEvents) await ctx.activity.publish(event, ctx)
 }

@@ -324,11 +324,11 @@ export async function runDelivery(ctx: AppContext, job: Delivery, signal: AbortS
 }
 
 /** The listeners of web hooks; called once from openContext. */
-export function registerWebHooks(ctx: AppContext): void {
-  ctx.activity.add(async (activity) => {
+export function registerWebHooks(hooks: Pick<AppContext, 'activity' | 'pushListeners'>): void {
+  hooks.activity.add(async (activity, ctx) => {
     if (await hasAudience(ctx.db, audienceOf(activity))) await ctx.jobs.enqueue(FAN_OUT_WEB_HOOKS, activity)
   })
-  ctx.pushListeners.add(async (push: CompletedPush) => {
+  hooks.pushListeners.add(async (push: CompletedPush, ctx) => {
     if (!await hasAudience(ctx.db, pushAudience(push.project.id))) return
     const job: PushFanOut = {
       kind: 'push',

@@ -10,8 +10,8 @@ export const FAN_OUT_WEB_HOOKS = defineJobKind<FanOut>({
   // Reads a push's commits from git (20 at most) and the records the payloads name.
   timeLimitMs: 5 * 60_000,
   concurrency: 4,
-  async run(ctx, fanOut, job) {
-    await ctx.jobs.enqueueMany(DELIVER_WEB_HOOK, await deliveriesOf(ctx, fanOut), { requestId: job.requestId })
+  async run(ctx, fanOut) {
+    await ctx.jobs.enqueueMany(DELIVER_WEB_HOOK, await deliveriesOf(ctx, fanOut))
   },
 })
 

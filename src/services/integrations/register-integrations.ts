@@ -26,12 +26,12 @@ async function emailsOnPush(ctx: AppContext, row: IntegrationRow, push: Complete
   }
 }
 
-export function registerIntegrations(ctx: AppContext): void {
-  ctx.pushListeners.add(async (push) => {
+export function registerIntegrations(hooks: Pick<AppContext, 'activity' | 'pushListeners'>): void {
+  hooks.pushListeners.add(async (push, ctx) => {
     for (const row of await activeIntegrations(ctx.db, push.project.id, ['emails-on-push', 'chat-webhook'])) {
       if (row.kind === 'emails-on-push') await emailsOnPush(ctx, row, push)
       else await chatOnPush(ctx, row, push)
     }
   })
-  ctx.activity.add((activity) => chatOnActivity(ctx, activity))
+  hooks.activity.add((activity, ctx) => chatOnActivity(ctx, activity))
 }

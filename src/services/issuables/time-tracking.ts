@@ -89,7 +89,7 @@ async function writeTime(
   const common = { action: 'update' as const, projectId: target.projectId, userId: actor.user.id, changes }
   await ctx.activity.publish(target.type === 'Issue'
     ? { kind: 'issue', issueId: target.id, ...common }
-    : { kind: 'merge_request', mergeRequestId: target.id, ...common }, ctx.log)
+    : { kind: 'merge_request', mergeRequestId: target.id, ...common }, ctx)
   return written.updated
 }
 

@@ -65,7 +65,7 @@ export async function createIssue(ctx: AppContext, actor: Actor, subject: Projec
   }
   await ctx.activity.publish({
     kind: 'issue', action: 'open', projectId, issueId: created.issue.id, userId: actor.user.id, changes: {},
-  }, ctx.log)
+  }, ctx)
   return created
 }
 

@@ -91,12 +91,12 @@ export async function moveIssue(ctx: AppContext, actor: Actor, source: LoadedIss
     return { moved, closed }
   })
   // As the original: the new issue is opened in the target project and the old one closed.
-  await ctx.activity.publish({ kind: 'issue', action: 'open', projectId: target.project.id, issueId: moved.id, userId: actor.user.id, changes: {} }, ctx.log)
+  await ctx.activity.publish({ kind: 'issue', action: 'open', projectId: target.project.id, issueId: moved.id, userId: actor.user.id, changes: {} }, ctx)
   if (closed) {
     await ctx.activity.publish({
       kind: 'issue', action: 'close', projectId: source.project.id, issueId: issue.id, userId: actor.user.id,
       changes: { state: { previous: 'opened', current: 'closed' } },
-    }, ctx.log)
+    }, ctx)
   }
   return moved
 }

@@ -129,7 +129,7 @@ export async function updateIssue(ctx: AppContext, actor: Actor, loaded: LoadedI
   if (result === null) return issue
   await ctx.activity.publish({
     kind: 'issue', action: result.action, projectId: issue.project_id, issueId: issue.id, userId: actor.user.id, changes: result.changes,
-  }, ctx.log)
+  }, ctx)
   return result.updated
 }
 

@@ -175,6 +175,6 @@ export async function createMergeRequest(ctx: AppContext, actor: Actor, source: 
   await refreshMergeRequest(ctx, created.id)
   await ctx.activity.publish({
     kind: 'merge_request', action: 'open', projectId: target.project.id, mergeRequestId: created.id, userId: actor.user.id, changes: {},
-  }, ctx.log)
+  }, ctx)
   return await ctx.db.selectFrom('merge_requests').selectAll().where('id', '=', created.id).executeTakeFirst() ?? created
 }

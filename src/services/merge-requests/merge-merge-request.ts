@@ -195,7 +195,7 @@ export async function mergeMergeRequest(
     await addSystemNote(trx, { projectId: target.project.id, noteable: { type: 'MergeRequest', id: mr.id }, authorId: actor.user.id, body: 'merged', createdAt: now })
     return row
   })
-  await ctx.activity.publish(mergedActivity(done, actor.user.id), ctx.log)
+  await ctx.activity.publish(mergedActivity(done, actor.user.id), ctx)
   if (options.shouldRemoveSourceBranch === true || done.force_remove_source_branch === 1) await removeSourceBranch(ctx, actor, done)
   return done
 }

@@ -32,8 +32,8 @@ export async function recheckMergeRequests(ctx: AppContext, { projectId, branch 
   for (const { id } of open) await refreshMergeRequest(ctx, id)
 }
 
-export function registerMergeRequestPushListener(ctx: AppContext): void {
-  ctx.pushListeners.add((push) => onPush(ctx, push))
+export function registerMergeRequestPushListener(hooks: Pick<AppContext, 'pushListeners'>): void {
+  hooks.pushListeners.add((push, ctx) => onPush(ctx, push))
 }
 
 async function onPush(ctx: AppContext, push: CompletedPush): Promise<void> {
@@ -116,6 +116,6 @@ async function markMergedByPush(ctx: AppContext, actor: Actor, mr: MergeRequestR
     await addSystemNote(trx, { projectId: mr.target_project_id, noteable: { type: 'MergeRequest', id: mr.id }, authorId: actor.user.id, body: 'merged', createdAt: now })
     return true
   })
-  if (merged) await ctx.activity.publish(mergedActivity(mr, actor.user.id), ctx.log)
+  if (merged) await ctx.activity.publish(mergedActivity(mr, actor.user.id), ctx)
   return merged
 }

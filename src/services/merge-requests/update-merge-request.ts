@@ -177,7 +177,7 @@ export async function updateMergeRequest(
     await ctx.activity.publish({
       kind: 'merge_request', action: activity.action, projectId: mergeRequest.target_project_id, mergeRequestId: mergeRequest.id,
       userId: actor.user.id, changes: activity.changes,
-    }, ctx.log)
+    }, ctx)
   }
   if (!stale) return mergeRequest
   await refreshMergeRequest(ctx, mergeRequest.id)

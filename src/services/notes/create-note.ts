@@ -102,7 +102,7 @@ async function insertNote(trx: Db, input: NewNote, shape: NoteShape): Promise<No
 
 /** Tells the activity listeners (webhooks, email) about a new user note. */
 async function published(ctx: AppContext, note: NoteRow): Promise<NoteRow> {
-  await ctx.activity.publish({ kind: 'note', projectId: note.project_id, noteId: note.id, userId: note.author_id }, ctx.log)
+  await ctx.activity.publish({ kind: 'note', projectId: note.project_id, noteId: note.id, userId: note.author_id }, ctx)
   return note
 }
 

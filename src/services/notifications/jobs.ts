@@ -11,7 +11,7 @@ export const FAN_OUT_NOTIFICATION = defineJobKind<NotificationEventPayload>({
   // Reads the subject, its participants' settings and, for pushes, 20 commits from git.
   timeLimitMs: 5 * 60_000,
   concurrency: 2,
-  run: (ctx, event, job) => sendEventEmails(ctx, event, job.requestId),
+  run: (ctx, event) => sendEventEmails(ctx, event),
 })
 
 export const DELIVER_NOTIFICATION = defineJobKind<MailMessage>({

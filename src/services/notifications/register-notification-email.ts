@@ -35,13 +35,13 @@ export interface NotificationEventPayload {
 }
 
 /** The listeners of notification email; called once from openContext. */
-export function registerNotificationEmail(ctx: AppContext): void {
-  ctx.activity.add(async (activity) => {
+export function registerNotificationEmail(hooks: Pick<AppContext, 'activity' | 'pushListeners'>): void {
+  hooks.activity.add(async (activity, ctx) => {
     if (ctx.mailer === null) return
     const payload = await eventOf(ctx, activity)
     if (payload !== null) await ctx.jobs.enqueue(FAN_OUT_NOTIFICATION, payload)
   })
-  ctx.pushListeners.add((push) => onPush(ctx, push))
+  hooks.pushListeners.add((push, ctx) => onPush(ctx, push))
 }
 
 /** The email event an activity is, if any (quick: at most one read, for notes). */
@@ -136,7 +136,7 @@ async function loadSubject(ctx: AppContext, payload: NotificationEventPayload): 
 }
 
 /** Works out an event's recipients and enqueues one email to each. */
-export async function sendEventEmails(ctx: AppContext, payload: NotificationEventPayload, requestId: string | null): Promise<void> {
+export async function sendEventEmails(ctx: AppContext, payload: NotificationEventPayload): Promise<void> {
   if (ctx.mailer === null) return
   const { db } = ctx
   const subject = await loadSubject(ctx, payload)
@@ -173,7 +173,7 @@ export async function sendEventEmails(ctx: AppContext, payload: NotificationEven
     htmlEmails: settings.html_emails_enabled, authorInBody: settings.email_author_in_body,
   }
   const emails = recipients.map((recipient) => composeNotificationEmail(context, subject, details, recipient))
-  await ctx.jobs.enqueueMany(DELIVER_NOTIFICATION, emails, { requestId })
+  await ctx.jobs.enqueueMany(DELIVER_NOTIFICATION, emails)
 }
 
 async function pushedCommits(ctx: AppContext, push: NonNullable<NotificationEventPayload['push']>): Promise<Pick<EventDetails, 'commits' | 'commitCount'>> {

@@ -175,7 +175,7 @@ export interface ProjectOrigin {
 }
 
 export async function createProject(
-  ctx: Pick<AppContext, 'db' | 'repositories' | 'activity' | 'log'>, actor: Actor, input: CreateProjectInput, origin: ProjectOrigin = {},
+  ctx: AppContext, actor: Actor, input: CreateProjectInput, origin: ProjectOrigin = {},
 ): Promise<ProjectRow> {
   const { db, repositories } = ctx
   const { forkOf } = origin
@@ -236,7 +236,7 @@ export async function createProject(
     if (isUniqueViolation(err)) throw validationFailed({ name: ['has already been taken'], path: ['has already been taken'] })
     throw err
   })
-  for (const event of await projectSystemActivities(db, [created.id], 'create')) await ctx.activity.publish(event, ctx.log)
+  for (const event of await projectSystemActivities(db, [created.id], 'create')) await ctx.activity.publish(event, ctx)
   return created
 }
 

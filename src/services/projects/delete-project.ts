@@ -6,7 +6,6 @@ import { deleteNamespacesAndProjects } from '../namespaces/delete-contents.js'
 import { projectSystemActivities } from '../hooks/system-payloads.js'
 import { removeProjectUploads } from '../uploads/attachments.js'
 
-type DeletingContext = Pick<AppContext, 'db' | 'repositories' | 'config' | 'activity' | 'log'>
 
 /** Everything of a deleted project kept outside the database; for every path that deletes projects. */
 export async function removeProjectFiles(ctx: Pick<AppContext, 'repositories' | 'config'>, projectId: number): Promise<void> {
@@ -14,7 +13,7 @@ export async function removeProjectFiles(ctx: Pick<AppContext, 'repositories' | 
   await removeProjectUploads(ctx.config.dataDir, projectId)
 }
 
-export async function deleteProject(ctx: DeletingContext, project: ProjectRow): Promise<void> {
+export async function deleteProject(ctx: AppContext, project: ProjectRow): Promise<void> {
   const systemEvents = await ctx.db.transaction().execute(async (trx) => {
     // Described for system hooks while the project still exists.
     const events = await projectSystemActivities(trx, [project.id], 'destroy')
@@ -22,5 +21,5 @@ export async function deleteProject(ctx: DeletingContext, project: ProjectRow): 
     return events
   })
   await removeProjectFiles(ctx, project.id)
-  for (const event of systemEvents) await ctx.activity.publish(event, ctx.log)
+  for (const event of systemEvents) await ctx.activity.publish(event, ctx)
 }

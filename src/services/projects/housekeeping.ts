@@ -96,6 +96,6 @@ export async function housekeep(ctx: AppContext, payload: HousekeepingPayload, s
 }
 
 /** The push listener that starts housekeeping when due; called once by openContext. */
-export function registerRepositoryHousekeeping(ctx: AppContext): void {
-  ctx.pushListeners.add(({ project }) => afterCountedPush(ctx, project))
+export function registerRepositoryHousekeeping(hooks: Pick<AppContext, 'pushListeners'>): void {
+  hooks.pushListeners.add(({ project }, ctx) => afterCountedPush(ctx, project))
 }

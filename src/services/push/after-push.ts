@@ -23,7 +23,8 @@ export interface CompletedPush {
   updates: readonly RefUpdate[]
 }
 
-export type PushListener = (push: CompletedPush) => Promise<void>
+/** A listener hears a push with the context of whoever made it (a request's or a job's). */
+export type PushListener = (push: CompletedPush, ctx: AppContext) => Promise<void>
 
 /** The hook point: listeners run after a push's own records are written, one after another. */
 export class PushListeners {
@@ -33,12 +34,12 @@ export class PushListeners {
     this.listeners.push(listener)
   }
 
-  async notify(push: CompletedPush, log: AppContext['log']): Promise<void> {
+  async notify(push: CompletedPush, ctx: AppContext): Promise<void> {
     for (const listener of this.listeners) {
       try {
-        await listener(push)
+        await listener(push, ctx)
       } catch (err) {
-        log.error({ err, project: push.project.id }, 'a push listener failed')
+        ctx.log.error({ err, project: push.project.id }, 'a push listener failed')
       }
     }
   }
@@ -143,5 +144,5 @@ export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Act
   if (newDefault !== null) await ctx.repositories.setHead(project.id, newDefault)
   await enqueueStatisticsRefresh(ctx, project.id)
   const updated = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()
-  if (updated !== undefined) await ctx.pushListeners.notify({ project: updated, actor, updates }, ctx.log)
+  if (updated !== undefined) await ctx.pushListeners.notify({ project: updated, actor, updates }, ctx)
 }

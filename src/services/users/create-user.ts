@@ -117,7 +117,7 @@ export async function usernameTaken(db: Db, username: string, exceptUserId?: num
 }
 
 export async function createUser(
-  ctx: Pick<AppContext, 'db' | 'activity' | 'log'>, input: CreateUserInput, options: CreateUserOptions = {},
+  ctx: AppContext, input: CreateUserInput, options: CreateUserOptions = {},
 ): Promise<UserRow> {
   const { db } = ctx
   const usePassword = !input.reset_password
@@ -190,7 +190,7 @@ export async function createUser(
     }
     throw err
   }
-  await ctx.activity.publish(userSystemActivity(created, 'create'), ctx.log)
+  await ctx.activity.publish(userSystemActivity(created, 'create'), ctx)
   return created
 }
 

@@ -32,7 +32,7 @@ export interface DeleteUserOptions {
 }
 
 export async function deleteUser(
-  ctx: Pick<AppContext, 'db' | 'repositories' | 'config' | 'activity' | 'log'>, user: UserRow, options: DeleteUserOptions,
+  ctx: AppContext, user: UserRow, options: DeleteUserOptions,
 ): Promise<void> {
   // The ghost is shared by every deletion, so it is made (once) outside this one's transaction.
   const ghost = options.hardDelete ? null : await ensureGhostUser(ctx.db, new URL(ctx.config.externalUrl).hostname)
@@ -73,7 +73,7 @@ export async function deleteUser(
   })
   for (const id of removedProjectIds) await removeProjectFiles(ctx, id)
   await removeUserAvatar(ctx.config.dataDir, user.id)
-  for (const event of systemEvents) await ctx.activity.publish(event, ctx.log)
+  for (const event of systemEvents) await ctx.activity.publish(event, ctx)
 }
 
 /** Groups where the user is a direct Owner and no one else is. */

@@ -21,7 +21,7 @@ export type SignUpResult =
   | { kind: 'terms_not_accepted' }
 
 /** Throws the admin API's validation errors (ApiError) for input it refuses. */
-export async function signUp(ctx: Pick<AppContext, 'db' | 'activity' | 'log'>, input: SignUpInput): Promise<SignUpResult> {
+export async function signUp(ctx: AppContext, input: SignUpInput): Promise<SignUpResult> {
   const { db } = ctx
   const settings = await getApplicationSettings(db)
   if (!settings.signup_enabled || !settings.password_authentication_enabled_for_web) return { kind: 'sign_up_disabled' }

@@ -112,7 +112,7 @@ async function publish(
   await ctx.activity.publish({
     kind: 'wiki_page', action, projectId: subject.project.id, userId: actor.user.id,
     slug: page.slug, title: page.title, format: page.format, content, message,
-  }, ctx.log)
+  }, ctx)
 }
 
 export async function createWikiPage(ctx: AppContext, subject: ProjectSubject, actor: Actor, input: CreateWikiPageInput): Promise<WikiPageView> {
