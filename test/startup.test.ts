@@ -18,7 +18,7 @@ import { seedRoot, INITIAL_ROOT_PASSWORD_FILE } from '../src/services/users/seed
 import { passwordMatches, tokenDigest } from '../src/auth/secrets.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { REFRESH_STATISTICS } from '../src/services/projects/jobs.js'
-import { buildTestApp, ROOT_PASSWORD, testDatabaseServer, type TestApp } from './helpers/app.js'
+import { buildTestApp, createTestDatabase, ROOT_PASSWORD, testDatabaseServer, type TestApp } from './helpers/app.js'
 import { until } from './helpers/jobs.js'
 
 const run = promisify(execFile)
@@ -98,6 +98,24 @@ describe('first and second start', () => {
     assert.ok(await passwordMatches(users[0]?.password_digest ?? null, password), 'a later start does not reset the password')
     await second.close()
     assert.equal(lines.filter((line) => line.includes('database migrated')).length, 1, 'only the first start migrates')
+  })
+
+  it('seeds root once when several processes start at once on an empty database', async () => {
+    const server = testDatabaseServer()
+    const database = server === null ? null : await createTestDatabase(server)
+    const startDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-start-'))
+    const config = loadConfig({ INGOT_DATA_DIR: startDir, INGOT_DATABASE_URL: database?.url ?? '', INGOT_ROOT_PASSWORD: ROOT_PASSWORD })
+    const log = pino({ level: 'silent' })
+    const contexts = [await openContext(config, log), await openContext(config, log), await openContext(config, log)]
+    try {
+      await Promise.all(contexts.map((ctx) => seedRoot(ctx)))
+      const users = await contexts[0]!.db.selectFrom('users').select(['id', 'username']).execute()
+      assert.deepEqual(users.map((u) => u.username), ['root'])
+    } finally {
+      for (const ctx of contexts) await ctx.close()
+      await fs.rm(startDir, { recursive: true, force: true })
+      await database?.drop()
+    }
   })
 })
 
