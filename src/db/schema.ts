@@ -418,6 +418,10 @@ export interface MergeRequestsTable {
   /** The target branch head merge_status was computed against. */
   target_sha: string | null
   merge_commit_sha: string | null
+  /** While `locked`: when the merge began (null otherwise). */
+  merge_started_at: number | null
+  /** While `locked`: the commit the merge moves the target branch to, once it is built. */
+  in_progress_merge_commit_sha: string | null
   merged_by_id: number | null
   merged_at: number | null
   closed_by_id: number | null

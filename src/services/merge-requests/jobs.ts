@@ -1,7 +1,9 @@
-// The job kind of merge requests: after a push moves a target branch, its open merge requests are
-// re-checked (merge-request-push-listener.ts), one job per branch while one waits.
+// The job kinds of merge requests: after a push moves a target branch, its open merge requests are
+// re-checked (merge-request-push-listener.ts), one job per branch while one waits; every quarter of
+// an hour, merges their process did not finish are recovered (recover-stuck-merges.ts).
 import { defineJobKind } from '../../jobs/kind.js'
 import { recheckMergeRequests, type RecheckPayload } from './merge-request-push-listener.js'
+import { recoverStuckMerges } from './recover-stuck-merges.js'
 
 export const RECHECK_MERGE_STATUS = defineJobKind<RecheckPayload>({
   name: 'merge_requests.recheck_merge_status',
@@ -10,4 +12,16 @@ export const RECHECK_MERGE_STATUS = defineJobKind<RecheckPayload>({
   timeLimitMs: 10 * 60_000,
   concurrency: 2,
   run: (ctx, payload) => recheckMergeRequests(ctx, payload),
+})
+
+export const RECOVER_STUCK_MERGES = defineJobKind<null>({
+  name: 'merge_requests.recover_stuck_merges',
+  attempts: 3,
+  timeLimitMs: 10 * 60_000,
+  concurrency: 1,
+  cron: '*/15 * * * *',
+  async run(ctx) {
+    const recovered = await recoverStuckMerges(ctx)
+    if (recovered.merged + recovered.reopened > 0) ctx.log.info(recovered, 'recovered stuck merges')
+  },
 })

@@ -157,6 +157,7 @@ export async function mergeMergeRequest(
   const locked = await db.updateTable('merge_requests')
     .set({
       state: 'locked',
+      merge_started_at: Date.now(),
       ...(options.squash === true ? { squash: 1 } : {}),
       ...(options.shouldRemoveSourceBranch === undefined ? {} : { should_remove_source_branch: flag(options.shouldRemoveSourceBranch) }),
     })
@@ -176,16 +177,17 @@ export async function mergeMergeRequest(
       mrAuthor: gitIdentityOf(author),
       merger: gitIdentityOf(actor.user),
     }
-    merged = await mergeIntoTarget(ctx, actor, target, rules, mr.target_branch, plan)
+    merged = await mergeIntoTarget(ctx, actor, target, rules, mr, plan)
   } catch (err) {
-    await db.updateTable('merge_requests').set({ state: 'opened' }).where('id', '=', mr.id).where('state', '=', 'locked').execute()
+    await db.updateTable('merge_requests').set({ state: 'opened', ...NOT_MERGING })
+      .where('id', '=', mr.id).where('state', '=', 'locked').execute()
     throw err
   }
 
   const now = Date.now()
   const done = await db.transaction().execute(async (trx) => {
     const row = await trx.updateTable('merge_requests')
-      .set({ state: 'merged', merged_by_id: actor.user.id, merged_at: now, merge_commit_sha: merged.mergeCommit, updated_at: now })
+      .set({ state: 'merged', merged_by_id: actor.user.id, merged_at: now, merge_commit_sha: merged.mergeCommit, updated_at: now, ...NOT_MERGING })
       .where('id', '=', mr.id).where('state', '=', 'locked')
       .returningAll().executeTakeFirstOrThrow()
     await recordEvent(trx, {
@@ -200,16 +202,25 @@ export async function mergeMergeRequest(
   return done
 }
 
-/** Builds the merge on the target's current head and moves the branch, again if it moved meanwhile. */
+/** A merge request that no merge is working on: what a merge clears when it ends, either way. */
+export const NOT_MERGING = { merge_started_at: null, in_progress_merge_commit_sha: null } as const
+
+/**
+ * Builds the merge on the target's current head and moves the branch, again if it moved meanwhile.
+ * The commit the branch is about to move to is written down first, so that if this process dies
+ * after moving the branch, the recovery job (recover-stuck-merges.ts) knows the merge landed.
+ */
 async function mergeIntoTarget(
-  ctx: AppContext, actor: Actor, target: ProjectSubject, rules: BranchRules, branch: string, plan: MergePlan,
+  ctx: AppContext, actor: Actor, target: ProjectSubject, rules: BranchRules, mr: MergeRequestRow, plan: MergePlan,
 ): Promise<BuiltMerge> {
   const repo = ctx.repositories.open(target.project.id)
+  const branch = mr.target_branch
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const targetTip = await findBranchTip(repo, branch)
     if (targetTip === null) throw notAllowed()
     const built = await buildMerge(repo, targetTip.commitId, plan)
     if (built === null) throw cannotBeMerged()
+    await ctx.db.updateTable('merge_requests').set({ in_progress_merge_commit_sha: built.head }).where('id', '=', mr.id).execute()
     const outcome = await moveTargetBranch(ctx, target, actor, rules, branch, { ref: `${BRANCH_PREFIX}${branch}`, oldId: targetTip.commitId, newId: built.head })
     if (outcome.status === 'moved') return built
     if (outcome.status === 'refused') throw unauthorized()
