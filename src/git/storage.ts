@@ -3,13 +3,16 @@
 // transfers never move files and no user-chosen name ever becomes a path; a project's wiki is a
 // second bare repository beside it (`….wiki.git`), made on its first write. open() and openWiki()
 // hand out GitRepository objects sharing one pool of long-lived cat-file readers.
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { runGit } from './command.js'
 import { CatFilePool } from './cat-file.js'
 import { GitRepository } from './repository.js'
 import { BRANCH_PREFIX } from './ref-names.js'
+
+/** Repositories made before their project's row is written (stageEmpty, stageFork); never a hashed path. */
+export const STAGING_FOLDER = '@staging'
 
 export class RepositoryStorage {
   readonly root: string
@@ -57,16 +60,30 @@ export class RepositoryStorage {
 
   /**
    * Creates the project's empty bare repository, its HEAD naming `defaultBranch` (master when
-   * null) so the first push of that branch becomes the default; an existing one is kept as it is.
+   * null) so the first push of that branch becomes the default.
    */
   async create(projectId: number, defaultBranch: string | null = null): Promise<void> {
-    const dir = this.repositoryPath(projectId)
-    await fs.mkdir(path.dirname(dir), { recursive: true })
-    await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch ?? 'master'}`, dir])
+    await this.place(await this.stageEmpty(defaultBranch), projectId)
+  }
+
+  /** A fork's repository (see stageFork). */
+  async fork(sourceProjectId: number, forkProjectId: number): Promise<void> {
+    await this.place(await this.stageFork(sourceProjectId), forkProjectId)
   }
 
   /**
-   * Creates a fork's repository: the source's branches and tags, HEAD naming the same branch.
+   * An empty bare repository made before its project has a row (and so an id): git runs before the
+   * project's transaction, which only moves the repository into place (place), a rename.
+   */
+  async stageEmpty(defaultBranch: string | null): Promise<string> {
+    const dir = await this.stagingPath()
+    await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch ?? 'master'}`, dir])
+    return dir
+  }
+
+  /**
+   * A fork's repository, staged like stageEmpty: the source's branches and tags, HEAD naming the
+   * same branch.
    *
    * A local bare clone hard-links the source's object files instead of copying them, so a fork
    * costs next to no disk until either side repacks, and it is safe: git never rewrites an object
@@ -76,16 +93,45 @@ export class RepositoryStorage {
    * source is deleted or prunes; the original's object pools avoid that with a third repository
    * that we do not need while forks are rare. Across filesystems git falls back to copying.
    */
-  async fork(sourceProjectId: number, forkProjectId: number): Promise<void> {
+  async stageFork(sourceProjectId: number): Promise<string> {
     const source = this.repositoryPath(sourceProjectId)
-    const dir = this.repositoryPath(forkProjectId)
+    const dir = await this.stagingPath()
+    try {
+      // A bare clone copies refs/heads/* and refs/tags/* as they are, and nothing else.
+      await runGit(['clone', '--bare', '--local', '--quiet', '--', source, dir])
+      // The fork does not track its source: no remote is left in its configuration.
+      await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: dir })
+      const head = (await runGit(['symbolic-ref', 'HEAD'], { gitDir: source })).trim()
+      await runGit(['symbolic-ref', 'HEAD', head], { gitDir: dir })
+    } catch (err) {
+      await this.discard(dir)
+      throw err
+    }
+    return dir
+  }
+
+  /**
+   * Moves a staged repository to the project's path. Whatever is there is a leftover of a project
+   * row that never committed (an id handed out again after a rollback, on SQLite) and goes.
+   */
+  async place(stagedDir: string, projectId: number): Promise<void> {
+    const dir = this.repositoryPath(projectId)
+    this.objects.forget(dir)
+    await fs.rm(dir, { recursive: true, force: true })
     await fs.mkdir(path.dirname(dir), { recursive: true })
-    // A bare clone copies refs/heads/* and refs/tags/* as they are, and nothing else.
-    await runGit(['clone', '--bare', '--local', '--quiet', '--', source, dir])
-    // The fork does not track its source: no remote is left in its configuration.
-    await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: dir })
-    const head = (await runGit(['symbolic-ref', 'HEAD'], { gitDir: source })).trim()
-    await runGit(['symbolic-ref', 'HEAD', head], { gitDir: dir })
+    await fs.rename(stagedDir, dir)
+  }
+
+  /** Drops a staged repository that will not be placed. */
+  async discard(stagedDir: string): Promise<void> {
+    await fs.rm(stagedDir, { recursive: true, force: true })
+  }
+
+  /** A new path in the staging folder, on the repositories' filesystem so that place() is a rename. */
+  private async stagingPath(): Promise<string> {
+    const staging = path.join(this.root, STAGING_FOLDER)
+    await fs.mkdir(staging, { recursive: true })
+    return path.join(staging, `${randomUUID()}.git`)
   }
 
   /** Whether `branch` may become HEAD: it exists, or the repository has no branch yet. */

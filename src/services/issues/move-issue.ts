@@ -8,6 +8,7 @@
 import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
+import { lockRow } from '../../db/locks.js'
 import type { IssueRow } from '../../db/schema.js'
 import { apiError } from '../../common/errors.js'
 import { canOnProject, type ProjectSubject } from '../../policies/project-policy.js'
@@ -38,6 +39,10 @@ export async function moveIssue(ctx: AppContext, actor: Actor, source: LoadedIss
   const assigneeIds = (await assignableUsers(db, target, null, source.assigneeIds) ?? []).map((user) => user.id)
 
   const { moved, closed } = await db.transaction().execute(async (trx) => {
+    // Two moves of one issue at once: the second finds it moved under the lock and is refused.
+    await lockRow(trx, 'issues', issue.id)
+    const current = await trx.selectFrom('issues').select('moved_to_id').where('id', '=', issue.id).executeTakeFirst()
+    if (current === undefined || current.moved_to_id !== null) throw apiError(400, 'Cannot move issue due to insufficient permissions!')
     const labels = await availableLabelsTitled(trx, target.project.id, titles)
     const firstPerTitle = labels.filter((label, index) => labels.findIndex((other) => other.title === label.title) === index)
     const iid = await nextInternalId(trx, { type: 'project', id: target.project.id }, 'issues')

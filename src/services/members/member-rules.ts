@@ -2,6 +2,7 @@
 // lies ahead, and the memberships nobody may change or end (as the original's member policies:
 // the owner of a personal project, and the last Owner of a group).
 import type { Db } from '../../db/index.js'
+import { lockRow } from '../../db/locks.js'
 import type { MemberRow, MemberSource } from '../../db/schema.js'
 import { today } from '../../db/values.js'
 import { GROUP_ACCESS_LEVELS, OWNER, PROJECT_ACCESS_LEVELS } from '../../policies/access-levels.js'
@@ -30,6 +31,11 @@ export interface MembershipChange {
   accessLevel: number
   /** 'YYYY-MM-DD', null to remove it, undefined to keep it. */
   expiresAt?: string | null
+}
+
+/** Serializes changes to a group's memberships (the last Owner rule); a project's need no lock. */
+export async function lockMembershipSource(trx: Db, source: MemberSourceRef): Promise<void> {
+  if (source.type === 'group') await lockRow(trx, 'namespaces', source.id)
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Db } from '../../db/index.js'
 import type { MemberRow } from '../../db/schema.js'
 import { forbidden } from '../../common/errors.js'
 import { recordEvents } from '../events/record-event.js'
-import { protectedMembershipReason, type MemberSourceRef } from './member-rules.js'
+import { lockMembershipSource, protectedMembershipReason, type MemberSourceRef } from './member-rules.js'
 
 /**
  * Deletes the memberships and records events for the rows this call actually deleted (a concurrent
@@ -26,9 +26,15 @@ export async function endMemberships(
   return ended.length
 }
 
-/** 403 for the memberships nobody may end (see member-rules.ts). */
+/**
+ * 403 for the memberships nobody may end (see member-rules.ts). The check and the removal are one
+ * step under the group's lock: two Owners removing each other at once cannot leave it without one.
+ */
 export async function removeMember(db: Db, source: MemberSourceRef, member: MemberRow): Promise<void> {
-  const reason = await protectedMembershipReason(db, source, member)
-  if (reason !== null) throw forbidden(reason)
-  await db.transaction().execute((trx) => endMemberships(trx, [member.id], 'left'))
+  await db.transaction().execute(async (trx) => {
+    await lockMembershipSource(trx, source)
+    const reason = await protectedMembershipReason(trx, source, member)
+    if (reason !== null) throw forbidden(reason)
+    await endMemberships(trx, [member.id], 'left')
+  })
 }

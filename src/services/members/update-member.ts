@@ -4,11 +4,19 @@ import type { Db } from '../../db/index.js'
 import type { MemberRow } from '../../db/schema.js'
 import { forbidden, notFound, validationFailed } from '../../common/errors.js'
 import { collectErrors } from '../validation.js'
-import { accessLevelErrors, expiryErrors, protectedMembershipReason, type MemberSourceRef, type MembershipChange } from './member-rules.js'
+import { accessLevelErrors, expiryErrors, lockMembershipSource, protectedMembershipReason, type MemberSourceRef, type MembershipChange } from './member-rules.js'
 
 export async function updateMember(db: Db, source: MemberSourceRef, member: MemberRow, input: MembershipChange): Promise<MemberRow> {
-  const reason = await protectedMembershipReason(db, source, member, input)
-  if (reason !== null) throw forbidden(reason)
+  // One step under the group's lock, as removeMember: the last Owner check holds until the write.
+  return db.transaction().execute(async (trx) => {
+    await lockMembershipSource(trx, source)
+    const reason = await protectedMembershipReason(trx, source, member, input)
+    if (reason !== null) throw forbidden(reason)
+    return changeMembership(trx, source, member, input)
+  })
+}
+
+async function changeMembership(db: Db, source: MemberSourceRef, member: MemberRow, input: MembershipChange): Promise<MemberRow> {
   const errors = collectErrors({
     access_level: accessLevelErrors(source.type, input.accessLevel),
     expires_at: expiryErrors(input.expiresAt),

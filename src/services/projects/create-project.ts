@@ -4,6 +4,7 @@
 // initializeWithReadme() makes the first commit of `initialize_with_readme`.
 import { randomBytes } from 'node:crypto'
 import type { Db } from '../../db/index.js'
+import { lockRow } from '../../db/locks.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { fitsIntegerColumn, flag } from '../../db/values.js'
 import type { Actor } from '../../auth/actor.js'
@@ -125,6 +126,17 @@ export async function nameAndPathErrors(
   return { name: nameErrors, path: pathErrors }
 }
 
+/**
+ * The project limit again, with the owner's row locked until the creating transaction ends: two
+ * creations at once cannot both take the last place the first check saw free.
+ */
+async function projectLimitRecheck(trx: Db, namespace: NamespaceRow): Promise<void> {
+  if (namespace.kind !== 'user' || namespace.owner_id === null) return
+  await lockRow(trx, 'users', namespace.owner_id)
+  const errors = await projectLimitErrors(trx, namespace)
+  if (errors.length > 0) throw validationFailed({ limit_reached: errors })
+}
+
 async function projectLimitErrors(db: Db, namespace: NamespaceRow): Promise<string[]> {
   if (namespace.kind !== 'user' || namespace.owner_id === null) return []
   const owner = await db.selectFrom('users').select(['projects_limit', 'admin']).where('id', '=', namespace.owner_id).executeTakeFirstOrThrow()
@@ -196,7 +208,12 @@ export async function createProject(
   if (errors !== null) throw validationFailed(errors)
 
   const now = Date.now()
+  // git runs before the transaction, which only moves the repository into place: on SQLite a write
+  // transaction holds every other writer (and on one connection every reader) while it is open.
+  const staged = forkOf === undefined ? await repositories.stageEmpty(input.default_branch ?? null) : await repositories.stageFork(forkOf.id)
+  let placedAs: number | undefined
   const created = await db.transaction().execute(async (trx) => {
+    await projectLimitRecheck(trx, input.namespace)
     const project = await trx.insertInto('projects').values({
       namespace_id: input.namespace.id,
       name,
@@ -228,11 +245,13 @@ export async function createProject(
       }).execute()
     }
     await recordEvent(trx, { action: 'created', authorId: actor.user.id, projectId: project.id })
-    // Inside the transaction: if git cannot create the repository, no project row is left behind.
-    if (forkOf === undefined) await repositories.create(project.id, project.default_branch)
-    else await repositories.fork(forkOf.id, project.id)
+    // Last: a row never commits without its repository in place.
+    placedAs = project.id
+    await repositories.place(staged, project.id)
     return project
-  }).catch((err: unknown) => {
+  }).catch(async (err: unknown) => {
+    await repositories.discard(staged)
+    if (placedAs !== undefined) await repositories.remove(placedAs)
     if (isUniqueViolation(err)) throw validationFailed({ name: ['has already been taken'], path: ['has already been taken'] })
     throw err
   })

@@ -73,14 +73,14 @@ export async function updateProject(
     ...(input.tag_list === undefined ? {} : { tag_list: JSON.stringify(normalizeTagList(input.tag_list)) }),
     updated_at: Date.now(),
   }
-  return db.transaction().execute(async (trx) => {
-    const updated = await trx.updateTable('projects').set(changes).where('id', '=', project.id)
-      .returningAll().executeTakeFirstOrThrow()
-    // Inside the transaction: a failed HEAD update leaves the row as it was.
-    if (newHead !== null) await repositories.setHead(project.id, newHead)
-    return updated
-  }).catch((err: unknown) => {
-    if (isUniqueViolation(err)) throw validationFailed({ name: ['has already been taken'], path: ['has already been taken'] })
-    throw err
-  })
+  // HEAD moves first, outside any transaction (git never runs while one holds SQLite's write lock),
+  // and back when the row cannot be written: a failed HEAD update leaves the row as it was.
+  if (newHead !== null) await repositories.setHead(project.id, newHead)
+  return db.updateTable('projects').set(changes).where('id', '=', project.id)
+    .returningAll().executeTakeFirstOrThrow()
+    .catch(async (err: unknown) => {
+      if (newHead !== null && project.default_branch !== null) await repositories.setHead(project.id, project.default_branch)
+      if (isUniqueViolation(err)) throw validationFailed({ name: ['has already been taken'], path: ['has already been taken'] })
+      throw err
+    })
 }
