@@ -1,7 +1,8 @@
 // GitRepository: every read and ref update Ingot makes on one bare repository, on top of the
 // long-lived cat-file readers (lookups, objects) and short git commands (log, ls-tree, refs).
 // Revisions are checked with isSafeRevision before they reach git; refs move by compare-and-swap.
-import { GitError, isSafeRevision, runGit, runGitBuffer, type RunGitOptions } from './command.js'
+import { GitError, isSafeRevision, runGit, runGitBuffer, searchesHistory, type RunGitOptions } from './command.js'
+import { historySearchRefused } from '../common/errors.js'
 import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
 import { BRANCH_PREFIX, TAG_PREFIX } from './ref-names.js'
 
@@ -101,8 +102,13 @@ export class GitRepository {
     return this.objects.read(this.gitDir, name)
   }
 
-  /** The commit a user-given revision (branch, tag, object id) names; null when it names none. */
+  /**
+   * The commit a user-given revision (branch, tag, object id) names; null when it names none. Every
+   * ref or sha the API takes is resolved here, so here an expression that searches the history is
+   * refused (400) before git walks it.
+   */
   async resolveCommit(revision: string): Promise<string | null> {
+    if (searchesHistory(revision)) throw historySearchRefused()
     if (!isSafeRevision(revision)) return null
     return (await this.info(`${revision}^{commit}`))?.oid ?? null
   }
