@@ -1,13 +1,13 @@
-// buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as clients
-// send them), authentication, the error handler that keeps every failure in the original's
+// buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as the
+// original's Rack reads them, api/nested-params.ts), authentication, the error handler that keeps every failure in the original's
 // shapes, request ids, health checks and metrics, /api/v4, and git over HTTP.
 import { STATUS_CODES } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import qs from 'qs'
 import { contextFor, type AppContext } from './context.js'
 import { ApiError, invalidParam } from './common/errors.js'
 import { addParamKeywords } from './api/params.js'
+import { NestedParamsError, parseNestedParams } from './api/nested-params.js'
 import { isUploadedFile, type UploadedFile } from './common/uploaded-file.js'
 import { lazySerializerFactory, lazyValidatorFactory } from './api/lazy-compilers.js'
 import { registerAuthentication } from './auth/authenticate.js'
@@ -37,9 +37,31 @@ declare module 'fastify' {
 
 const requestContext = Symbol('requestContext')
 
-/** `a[]=1&a[]=2` arrays and `h[key]=v` hashes, as the v4 API's clients encode them. */
-const parseParams = (text: string) =>
-  qs.parse(text, { depth: 3, arrayLimit: 200, parameterLimit: 2000, allowDots: false, duplicates: 'last' }) as Record<string, unknown>
+/**
+ * Query strings the parser refused, by the empty parameters given in their place: the router parses
+ * the query string, where an error cannot be thrown, so it is answered in preValidation.
+ */
+const refusedQueries = new WeakMap<object, string>()
+
+function parseQuery(text: string): Record<string, unknown> {
+  try {
+    return parseNestedParams(text)
+  } catch (err) {
+    if (!(err instanceof NestedParamsError)) throw err
+    const none = {}
+    refusedQueries.set(none, err.param)
+    return none
+  }
+}
+
+/** A form body's parameters, or the 400 naming the parameter of a shape that cannot be. */
+function parseForm(text: string): Record<string, unknown> {
+  try {
+    return parseNestedParams(text)
+  } catch (err) {
+    throw err instanceof NestedParamsError ? invalidParam(err.param) : err
+  }
+}
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const metrics = new Metrics(ctx)
@@ -51,7 +73,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     routerOptions: {
       ignoreTrailingSlash: true,
       maxParamLength: 4096,
-      querystringParser: parseParams,
+      querystringParser: parseQuery,
     },
     bodyLimit: 10 * 1024 * 1024,
     rewriteUrl: (req) => routeIntegrationsUrl(routeProjectPageUrl(routeProjectUploadUrl(routeGitUrl(req.url ?? '/')))),
@@ -92,14 +114,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   })
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, parseParams(body as string))
+    try {
+      done(null, parseForm(body as string))
+    } catch (err) {
+      done(err as Error, undefined)
+    }
   })
   // Multipart forms (clients send some writes so, e.g. @gitbeaker/rest's user update) read like
   // URL-encoded ones; file parts become UploadedFile values of their field.
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (req, body, done) => {
     parseMultipart(body as Buffer, req.headers['content-type'] ?? '').then(
       (params) => done(null, params),
-      () => done(new ApiError(400, { message: 'The request body is not valid multipart/form-data' }), undefined),
+      (err: unknown) => done(err instanceof ApiError ? err : new ApiError(400, { message: 'The request body is not valid multipart/form-data' }), undefined),
     )
   })
 
@@ -110,6 +136,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done()
   })
   app.addHook('preValidation', (req, _reply, done) => {
+    const refused = refusedQueries.get(req.query as object)
+    if (refused !== undefined) return done(invalidParam(refused))
     mergeWriteParameters(req)
     // No text the API stores or looks up may hold a NUL: PostgreSQL refuses it (a 500) where SQLite
     // would keep it, so it is an invalid parameter on both.
@@ -147,7 +175,7 @@ async function parseMultipart(body: Buffer, contentType: string): Promise<Record
     if (typeof value === 'string') fields.append(name, value)
     else files.push([name, { filename: value.name, mimetype: value.type, data: Buffer.from(await value.arrayBuffer()) }])
   }
-  const params = parseParams(fields.toString())
+  const params = parseForm(fields.toString())
   for (const [name, file] of files) params[name] = file
   return params
 }
