@@ -6,7 +6,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { contextFor, type AppContext } from './context.js'
 import { ApiError, invalidParam } from './common/errors.js'
-import { addParamKeywords } from './api/params.js'
+import { addParamKeywords, wrapSingleValues } from './api/params.js'
 import { NestedParamsError, parseNestedParams } from './api/nested-params.js'
 import { isUploadedFile, type UploadedFile } from './common/uploaded-file.js'
 import { lazySerializerFactory, lazyValidatorFactory } from './api/lazy-compilers.js'
@@ -87,7 +87,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
     schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory(), buildSerializer: lazySerializerFactory() } },
     ajv: {
-      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false },
+      // Scalar types only: a single value for an array parameter is made a list before (params.ts).
+      customOptions: { coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false },
       plugins: [addParamKeywords],
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -139,6 +140,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     const refused = refusedQueries.get(req.query as object)
     if (refused !== undefined) return done(invalidParam(refused))
     mergeWriteParameters(req)
+    wrapSingleValues(req.query, req.routeOptions.schema?.querystring)
+    wrapSingleValues(req.body, req.routeOptions.schema?.body)
     // No text the API stores or looks up may hold a NUL: PostgreSQL refuses it (a 500) where SQLite
     // would keep it, so it is an invalid parameter on both.
     done(paramError(req, (value) => typeof value === 'string' && value.includes('\0')))
@@ -232,7 +235,9 @@ function paramName(path: string): string {
 }
 
 function validationMessage(issues: readonly ValidationIssue[]): string {
-  const messages = issues.map((issue) => {
+  // A value none of a union's types takes is one invalid parameter, not one per type tried.
+  const unions = issues.filter((issue) => issue.keyword === 'anyOf').map((issue) => issue.instancePath)
+  const messages = issues.filter((issue) => issue.keyword === 'anyOf' || !unions.some((path) => issue.instancePath === path || issue.instancePath.startsWith(`${path}/`))).map((issue) => {
     if (issue.keyword === 'required') {
       const missing = String(issue.params.missingProperty ?? '')
       return `${paramName(`${issue.instancePath}/${missing}`)} is missing`

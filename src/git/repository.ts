@@ -3,6 +3,7 @@
 // Revisions are checked with isSafeRevision before they reach git; refs move by compare-and-swap.
 import { GitError, isSafeRevision, runGit, runGitBuffer, searchesHistory, type RunGitOptions } from './command.js'
 import { historySearchRefused } from '../common/errors.js'
+import { MAX_INSTANT, MIN_INSTANT } from '../db/values.js'
 import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
 import { BRANCH_PREFIX, TAG_PREFIX } from './ref-names.js'
 
@@ -51,7 +52,10 @@ export function signatureTime(signature: Signature): string {
   const sign = signature.timezone.startsWith('-') ? -1 : 1
   const zone = signature.timezone.replace(/^[+-]/, '').padStart(4, '0')
   const offsetMinutes = sign * (Number(zone.slice(0, 2)) * 60 + Number(zone.slice(2, 4)))
-  const local = new Date((signature.time + offsetMinutes * 60) * 1000).toISOString().slice(0, 23)
+  // A commit may carry any date (git takes what a client wrote): one beyond the years 0000–9999
+  // shows as the nearest instant within them, as Date cannot write it.
+  const ms = Math.min(Math.max((signature.time + offsetMinutes * 60) * 1000, MIN_INSTANT), MAX_INSTANT)
+  const local = new Date(ms).toISOString().slice(0, 23)
   return `${local}${sign < 0 ? '-' : '+'}${zone.slice(0, 2)}:${zone.slice(2, 4)}`
 }
 
