@@ -1,6 +1,7 @@
 // buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as the
-// original's Rack reads them, api/nested-params.ts), authentication, the error handler that keeps every failure in the original's
-// shapes, request ids, health checks and metrics, /api/v4, and git over HTTP.
+// original's Rack reads them, api/nested-params.ts), authentication, the error handler that keeps
+// every failure in the original's shapes, request ids, health checks and metrics, /api/v4, and
+// git over HTTP.
 import { STATUS_CODES } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -237,7 +238,9 @@ function paramName(path: string): string {
 function validationMessage(issues: readonly ValidationIssue[]): string {
   // A value none of a union's types takes is one invalid parameter, not one per type tried.
   const unions = issues.filter((issue) => issue.keyword === 'anyOf').map((issue) => issue.instancePath)
-  const messages = issues.filter((issue) => issue.keyword === 'anyOf' || !unions.some((path) => issue.instancePath === path || issue.instancePath.startsWith(`${path}/`))).map((issue) => {
+  const withinUnion = (issue: ValidationIssue) =>
+    issue.keyword !== 'anyOf' && unions.some((path) => issue.instancePath === path || issue.instancePath.startsWith(`${path}/`))
+  const messages = issues.filter((issue) => !withinUnion(issue)).map((issue) => {
     if (issue.keyword === 'required') {
       const missing = String(issue.params.missingProperty ?? '')
       return `${paramName(`${issue.instancePath}/${missing}`)} is missing`

@@ -21,7 +21,8 @@ export function flag(value: boolean): Flag {
   return value ? 1 : 0
 }
 
-/** The first and last instants taken and shown: years 0000 to 9999, which ISO 8601 writes in four digits. */
+// The first and last instants taken and shown: the years 0000 to 9999, which ISO 8601 writes in
+// four digits (and a Date holds).
 /** 0000-01-01T00:00:00.000Z */
 export const MIN_INSTANT = -62_167_219_200_000
 /** 9999-12-31T23:59:59.999Z */
