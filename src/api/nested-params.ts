@@ -10,7 +10,13 @@ type Params = Record<string, unknown>
 /** Rack's param_depth_limit: nesting deeper than this is refused rather than recursed into. */
 const DEPTH_LIMIT = 100
 
-/** A parameter whose parts disagree on its shape (`a=1&a[]=2`), or nested past the limit. */
+/**
+ * Rack's key_space_limit, here for each name: every level of a name is a pass over it, so a name
+ * of a whole body's length would cost that many times the body.
+ */
+const NAME_LIMIT = 65_536
+
+/** A parameter whose parts disagree on its shape (`a=1&a[]=2`), or nested or named past the limits. */
 export class NestedParamsError extends Error {
   constructor(readonly param: string) {
     super(`${param} is invalid`)
@@ -24,6 +30,7 @@ export function parseNestedParams(text: string): Params {
     if (pair === '') continue
     const eq = pair.indexOf('=')
     const name = decode(eq === -1 ? pair : pair.slice(0, eq))
+    if (name.length > NAME_LIMIT) throw new NestedParamsError(name.slice(0, name.search(/\[|$/)).slice(0, 100))
     normalize(params, name, eq === -1 ? '' : decode(pair.slice(eq + 1)), DEPTH_LIMIT, name)
   }
   return params

@@ -35,6 +35,7 @@ describe('parseNestedParams (Rack::Utils.parse_nested_query)', () => {
       assert.throws(() => parseNestedParams(text), /is invalid/, text)
     }
     assert.doesNotThrow(() => parseNestedParams(`a${'[b]'.repeat(99)}=1`))
+    assert.throws(() => parseNestedParams(`a[${'b'.repeat(70_000)}]=1`), /^Error: a is invalid$/)
   })
 })
 
