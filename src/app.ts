@@ -1,13 +1,14 @@
-// buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as clients
-// send them), authentication, the error handler that keeps every failure in the original's
-// shapes, request ids, health checks and metrics, /api/v4, and git over HTTP.
+// buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as the
+// original's Rack reads them, api/nested-params.ts), authentication, the error handler that keeps
+// every failure in the original's shapes, request ids, health checks and metrics, /api/v4, and
+// git over HTTP.
 import { STATUS_CODES } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import qs from 'qs'
 import { contextFor, type AppContext } from './context.js'
 import { ApiError, invalidParam } from './common/errors.js'
-import { addParamKeywords } from './api/params.js'
+import { addParamKeywords, wrapSingleValues } from './api/params.js'
+import { NestedParamsError, parseNestedParams } from './api/nested-params.js'
 import { isUploadedFile, type UploadedFile } from './common/uploaded-file.js'
 import { lazySerializerFactory, lazyValidatorFactory } from './api/lazy-compilers.js'
 import { registerAuthentication } from './auth/authenticate.js'
@@ -37,9 +38,31 @@ declare module 'fastify' {
 
 const requestContext = Symbol('requestContext')
 
-/** `a[]=1&a[]=2` arrays and `h[key]=v` hashes, as the v4 API's clients encode them. */
-const parseParams = (text: string) =>
-  qs.parse(text, { depth: 3, arrayLimit: 200, parameterLimit: 2000, allowDots: false, duplicates: 'last' }) as Record<string, unknown>
+/**
+ * Query strings the parser refused, by the empty parameters given in their place: the router parses
+ * the query string, where an error cannot be thrown, so it is answered in preValidation.
+ */
+const refusedQueries = new WeakMap<object, string>()
+
+function parseQuery(text: string): Record<string, unknown> {
+  try {
+    return parseNestedParams(text)
+  } catch (err) {
+    if (!(err instanceof NestedParamsError)) throw err
+    const none = {}
+    refusedQueries.set(none, err.param)
+    return none
+  }
+}
+
+/** A form body's parameters, or the 400 naming the parameter of a shape that cannot be. */
+function parseForm(text: string): Record<string, unknown> {
+  try {
+    return parseNestedParams(text)
+  } catch (err) {
+    throw err instanceof NestedParamsError ? invalidParam(err.param) : err
+  }
+}
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const metrics = new Metrics(ctx)
@@ -51,7 +74,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     routerOptions: {
       ignoreTrailingSlash: true,
       maxParamLength: 4096,
-      querystringParser: parseParams,
+      querystringParser: parseQuery,
     },
     bodyLimit: 10 * 1024 * 1024,
     rewriteUrl: (req) => routeIntegrationsUrl(routeProjectPageUrl(routeProjectUploadUrl(routeGitUrl(req.url ?? '/')))),
@@ -65,7 +88,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
     schemaController: { compilersFactory: { buildValidator: lazyValidatorFactory(), buildSerializer: lazySerializerFactory() } },
     ajv: {
-      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false },
+      // Scalar types only: a single value for an array parameter is made a list before (params.ts).
+      customOptions: { coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false },
       plugins: [addParamKeywords],
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -92,14 +116,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   })
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, parseParams(body as string))
+    try {
+      done(null, parseForm(body as string))
+    } catch (err) {
+      done(err as Error, undefined)
+    }
   })
   // Multipart forms (clients send some writes so, e.g. @gitbeaker/rest's user update) read like
   // URL-encoded ones; file parts become UploadedFile values of their field.
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (req, body, done) => {
     parseMultipart(body as Buffer, req.headers['content-type'] ?? '').then(
       (params) => done(null, params),
-      () => done(new ApiError(400, { message: 'The request body is not valid multipart/form-data' }), undefined),
+      (err: unknown) => done(err instanceof ApiError ? err : new ApiError(400, { message: 'The request body is not valid multipart/form-data' }), undefined),
     )
   })
 
@@ -110,7 +138,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done()
   })
   app.addHook('preValidation', (req, _reply, done) => {
+    const refused = refusedQueries.get(req.query as object)
+    if (refused !== undefined) return done(invalidParam(refused))
     mergeWriteParameters(req)
+    wrapSingleValues(req.query, req.routeOptions.schema?.querystring)
+    wrapSingleValues(req.body, req.routeOptions.schema?.body)
     // No text the API stores or looks up may hold a NUL: PostgreSQL refuses it (a 500) where SQLite
     // would keep it, so it is an invalid parameter on both.
     done(paramError(req, (value) => typeof value === 'string' && value.includes('\0')))
@@ -147,7 +179,7 @@ async function parseMultipart(body: Buffer, contentType: string): Promise<Record
     if (typeof value === 'string') fields.append(name, value)
     else files.push([name, { filename: value.name, mimetype: value.type, data: Buffer.from(await value.arrayBuffer()) }])
   }
-  const params = parseParams(fields.toString())
+  const params = parseForm(fields.toString())
   for (const [name, file] of files) params[name] = file
   return params
 }
@@ -204,7 +236,11 @@ function paramName(path: string): string {
 }
 
 function validationMessage(issues: readonly ValidationIssue[]): string {
-  const messages = issues.map((issue) => {
+  // A value none of a union's types takes is one invalid parameter, not one per type tried.
+  const unions = issues.filter((issue) => issue.keyword === 'anyOf').map((issue) => issue.instancePath)
+  const withinUnion = (issue: ValidationIssue) =>
+    issue.keyword !== 'anyOf' && unions.some((path) => issue.instancePath === path || issue.instancePath.startsWith(`${path}/`))
+  const messages = issues.filter((issue) => !withinUnion(issue)).map((issue) => {
     if (issue.keyword === 'required') {
       const missing = String(issue.params.missingProperty ?? '')
       return `${paramName(`${issue.instancePath}/${missing}`)} is missing`

@@ -3,7 +3,7 @@
 // form (turned into epoch milliseconds) and `YYYY-MM-DD` dates.
 import { Type } from '@sinclair/typebox'
 import type { Ajv } from 'ajv'
-import { MAX_INTEGER, isCalendarDate } from '../db/values.js'
+import { MAX_INTEGER, isCalendarDate, isInstant } from '../db/values.js'
 import { isUploadedFile, type UploadedFile } from '../common/uploaded-file.js'
 
 const TRUE_WORDS = new Set(['true', 't', '1', 'yes', 'y', 'on'])
@@ -43,14 +43,16 @@ export function addParamKeywords(ajv: Ajv): Ajv {
     modifying: true,
     schemaType: 'boolean',
     validate: (_schema: boolean, data: unknown, _parent?: unknown, ctx?: DataContext) => {
-      if (typeof data === 'number' && Number.isFinite(data)) return true
+      // A number is read as epoch milliseconds, in the same range.
+      if (typeof data === 'number') return isInstant(data)
       if (typeof data !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.test(data.trim())) {
         return false
       }
       const text = data.trim().replace(' ', 'T')
       // A bare date or a time without zone is read as UTC, as the original does.
       const ms = Date.parse(/T/.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? `${text}Z` : text)
-      return Number.isNaN(ms) ? false : replaceWith(ctx, ms)
+      // In range, so that every instant stored can be shown (0000-01-01T00:00:00+01:00 is not).
+      return isInstant(ms) ? replaceWith(ctx, ms) : false
     },
   })
   ajv.addKeyword({
@@ -61,11 +63,38 @@ export function addParamKeywords(ajv: Ajv): Ajv {
   return ajv
 }
 
+const isHash = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Whether a parameter's schema takes an array and no single value (`Type.Array`, or one or null). */
+function takesArrayOnly(schema: Record<string, unknown>): boolean {
+  if (schema.type === 'array') return true
+  const branches = schema.anyOf
+  return Array.isArray(branches) && branches.some((branch) => isHash(branch) && branch.type === 'array')
+    && branches.every((branch) => isHash(branch) && (branch.type === 'array' || branch.type === 'null'))
+}
+
+/**
+ * A single value given for an array parameter (`iids=1`, `scopes=api`) becomes a list of one, as
+ * the original's Grape coerces it. Done here, before validation, for the parameters of the route's
+ * querystring or body schema, because validation coerces scalar types only: its array coercion
+ * also turned a list of one into a single value, and lists of lists into the lists a parameter
+ * takes, without writing them back (labels sent as [["a"]] reached the service as they were).
+ */
+export function wrapSingleValues(params: unknown, schema: unknown): void {
+  if (!isHash(params) || !isHash(schema) || !isHash(schema.properties)) return
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const value = params[name]
+    if (!isHash(property) || value === undefined || Array.isArray(value) || isHash(value)) continue
+    // A null stays null where null is taken, as the value of a parameter left out.
+    if (value === null ? property.type === 'array' : takesArrayOnly(property)) params[name] = [value]
+  }
+}
+
 /** A boolean parameter: true/false, or the words clients put in query strings and forms. */
 export const BooleanParam = (options: { default?: boolean; description?: string } = {}) =>
   Type.Unsafe<boolean>({ 'x-boolean': true, ...options })
 
-/** An ISO 8601 datetime parameter, handed to the route as epoch milliseconds. */
+/** An ISO 8601 datetime parameter in the years 0000–9999, handed to the route as epoch milliseconds. */
 export const DateTimeParam = (options: { description?: string } = {}) =>
   Type.Unsafe<number>({ 'x-datetime': true, ...options })
 

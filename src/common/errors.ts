@@ -38,6 +38,10 @@ export const badRequestNotGiven = (what: string) => apiError(400, `400 (Bad requ
 
 export const notModified = () => new ApiError(304, {})
 
+/** A ref or sha given as an expression that searches the history (`main^{/fix}`, `:/fix`, `main@{1}`). */
+export const historySearchRefused = () =>
+  apiError(400, '400 Bad request - A ref or sha may not be a revision expression that searches the history')
+
 export const invalidParam = (...names: string[]) =>
   new ApiError(400, { error: names.map((n) => `${n} is invalid`).join(', ') })
 

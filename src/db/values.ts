@@ -21,16 +21,37 @@ export function flag(value: boolean): Flag {
   return value ? 1 : 0
 }
 
+// The first and last instants taken and shown: the years 0000 to 9999, which ISO 8601 writes in
+// four digits (and a Date holds).
+/** 0000-01-01T00:00:00.000Z */
+export const MIN_INSTANT = -62_167_219_200_000
+/** 9999-12-31T23:59:59.999Z */
+export const MAX_INSTANT = 253_402_300_799_999
+
+/** Whether epoch milliseconds are an instant a column may hold (a whole number within the years 0000–9999). */
+export function isInstant(ms: number): boolean {
+  return Number.isInteger(ms) && ms >= MIN_INSTANT && ms <= MAX_INSTANT
+}
+
+/**
+ * An instant as it can be shown. Values out of range were stored before datetimes were checked
+ * (1e308 as a creation time): they show as the nearest instant in range rather than failing
+ * every answer that includes them.
+ */
+function shownInstant(ms: number): number {
+  return Number.isNaN(ms) ? 0 : Math.min(Math.max(Math.trunc(ms), MIN_INSTANT), MAX_INSTANT)
+}
+
 /** Epoch milliseconds to the API's ISO 8601 form with milliseconds and `Z`. */
 export function isoTime(ms: number): string
 export function isoTime(ms: number | null): string | null
 export function isoTime(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString()
+  return ms === null ? null : new Date(shownInstant(ms)).toISOString()
 }
 
 /** Epoch milliseconds to the `YYYY-MM-DD` date (UTC) it falls on. */
 export function isoDateOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10)
+  return new Date(shownInstant(ms)).toISOString().slice(0, 10)
 }
 
 let todayCache = { from: 0, until: 0, date: '' }

@@ -105,6 +105,15 @@ export function isObjectId(value: string): boolean {
 }
 
 /**
+ * Revision syntax that makes git search rather than name: commit messages (`main^{/fix}`,
+ * `:/fix`, each a walk of the history with a regular expression of the caller's) or the reflog
+ * (`main@{1}`, `@{-1}`, `main@{yesterday}`). No branch, tag or object id looks so.
+ */
+export function searchesHistory(revision: string): boolean {
+  return revision.startsWith(':/') || revision.includes('^{/') || revision.includes('@{')
+}
+
+/**
  * A revision a user named (branch, tag, object id, `HEAD`, `name~2`): refused when it could be read
  * as an option or holds characters no ref or revision expression uses.
  */

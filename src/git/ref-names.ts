@@ -10,11 +10,22 @@ export function shortRefName(ref: string): string {
   return ref.startsWith(BRANCH_PREFIX) ? ref.slice(BRANCH_PREFIX.length) : ref.startsWith(TAG_PREFIX) ? ref.slice(TAG_PREFIX.length) : ref
 }
 
+/** The longest branch or tag name taken (and so the longest pattern for them). */
+export const MAX_REF_NAME_LENGTH = 255
+
 export function isValidRefName(name: string): boolean {
-  if (name === '' || name === '@' || name.length > 255) return false
+  if (name === '' || name === '@' || name.length > MAX_REF_NAME_LENGTH) return false
   if (name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false
   if (name.includes('..') || name.includes('//') || name.includes('@{')) return false
   return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'))
+}
+
+/**
+ * A pattern for branch or tag names (protected refs, webhook branch filters): a valid name once
+ * each `*` wildcard is filled in, so it is no longer than a name either.
+ */
+export function isValidRefPattern(pattern: string): boolean {
+  return isValidRefName(pattern.replaceAll('*', 'x'))
 }

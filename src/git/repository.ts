@@ -1,7 +1,9 @@
 // GitRepository: every read and ref update Ingot makes on one bare repository, on top of the
 // long-lived cat-file readers (lookups, objects) and short git commands (log, ls-tree, refs).
 // Revisions are checked with isSafeRevision before they reach git; refs move by compare-and-swap.
-import { GitError, isSafeRevision, runGit, runGitBuffer, type RunGitOptions } from './command.js'
+import { GitError, isSafeRevision, runGit, runGitBuffer, searchesHistory, type RunGitOptions } from './command.js'
+import { historySearchRefused } from '../common/errors.js'
+import { MAX_INSTANT, MIN_INSTANT } from '../db/values.js'
 import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
 import { BRANCH_PREFIX, TAG_PREFIX } from './ref-names.js'
 
@@ -50,7 +52,10 @@ export function signatureTime(signature: Signature): string {
   const sign = signature.timezone.startsWith('-') ? -1 : 1
   const zone = signature.timezone.replace(/^[+-]/, '').padStart(4, '0')
   const offsetMinutes = sign * (Number(zone.slice(0, 2)) * 60 + Number(zone.slice(2, 4)))
-  const local = new Date((signature.time + offsetMinutes * 60) * 1000).toISOString().slice(0, 23)
+  // A commit may carry any date (git takes what a client wrote): one beyond the years 0000–9999
+  // shows as the nearest instant within them, as Date cannot write it.
+  const ms = Math.min(Math.max((signature.time + offsetMinutes * 60) * 1000, MIN_INSTANT), MAX_INSTANT)
+  const local = new Date(ms).toISOString().slice(0, 23)
   return `${local}${sign < 0 ? '-' : '+'}${zone.slice(0, 2)}:${zone.slice(2, 4)}`
 }
 
@@ -101,8 +106,13 @@ export class GitRepository {
     return this.objects.read(this.gitDir, name)
   }
 
-  /** The commit a user-given revision (branch, tag, object id) names; null when it names none. */
+  /**
+   * The commit a user-given revision (branch, tag, object id) names; null when it names none. Every
+   * ref or sha the API takes is resolved here, so here an expression that searches the history is
+   * refused (400) before git walks it.
+   */
   async resolveCommit(revision: string): Promise<string | null> {
+    if (searchesHistory(revision)) throw historySearchRefused()
     if (!isSafeRevision(revision)) return null
     return (await this.info(`${revision}^{commit}`))?.oid ?? null
   }

@@ -120,6 +120,52 @@ describe('malformed input', () => {
     assert.deepEqual([json.statusCode, json.json()], [400, { error: 'user_id is invalid' }])
   })
 
+  it('answers 400 "<param> is invalid" for datetimes that are no instant of the years 0000–9999', async () => {
+    const issues = `/projects/${projectId}/issues`
+    // 1e308, the year 300000 (beyond what a Date holds), a fraction of a millisecond, and as text.
+    for (const created_at of [1e308, 9_400_000_000_000_000, -1e17, 1.5, '1e308', '+300000-01-01T00:00:00Z', '0000-01-01T00:00:00+01:00']) {
+      const res = await t.api('POST', issues, { body: { title: 'When', created_at } })
+      assert.deepEqual([res.status, res.body], [400, { error: 'created_at is invalid' }], String(created_at))
+    }
+    const edges = await Promise.all(['0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z'].map((created_at) => t.api('POST', issues, { body: { title: 'Edge', created_at } })))
+    assert.deepEqual(edges.map((res) => res.body.created_at), ['0000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'])
+    const list = await t.api('GET', `${issues}?created_after=1e308`)
+    assert.deepEqual([list.status, list.body], [400, { error: 'created_after is invalid' }])
+    assert.equal((await t.api('GET', issues)).status, 200)
+  })
+
+  it('shows an instant out of range stored before datetimes were checked, rather than answering 500', async () => {
+    const made = await t.api('POST', `/projects/${projectId}/issues`, { body: { title: 'Stored long ago' } })
+    await t.ctx.db.updateTable('issues').set({ created_at: 9_400_000_000_000_000, updated_at: -9_400_000_000_000_000 }).where('id', '=', made.body.id).execute()
+    const list = await t.api('GET', `/projects/${projectId}/issues?search=${encodeURIComponent('Stored long ago')}`)
+    assert.equal(list.status, 200, list.text)
+    assert.deepEqual([list.body[0].created_at, list.body[0].updated_at], ['9999-12-31T23:59:59.999Z', '0000-01-01T00:00:00.000Z'])
+    assert.equal((await t.api('GET', `/projects/${projectId}/issues/${made.body.iid}`)).status, 200)
+  })
+
+  it('answers 400 "<param> is invalid" for a list where one value goes, or a list of lists', async () => {
+    const issues = `/projects/${projectId}/issues`
+    for (const [param, value] of [
+      ['labels', [['a']]], ['labels', [['a', 'b']]], ['labels', [{ a: 'b' }]], ['title', ['a']], ['description', ['x']],
+      ['assignee_ids[0]', [[alice.user.id]]], ['due_date', ['2020-01-01']], ['confidential', [true]],
+    ] as const) {
+      const name = param.replace(/\[0\]$/, '')
+      const res = await t.api('POST', issues, { body: { title: 'Shape', [name]: value } })
+      assert.deepEqual([res.status, res.body], [400, { error: `${param} is invalid` }], `${param}=${JSON.stringify(value)}`)
+    }
+    for (const [form, param] of [['title=x&labels[][]=a', 'labels'], ['title[]=x', 'title'], ['title=x&labels[k]=a', 'labels']] as const) {
+      const res = await t.api('POST', issues, { form })
+      assert.deepEqual([res.status, res.body], [400, { error: `${param} is invalid` }], form)
+    }
+    // A single value for a list is a list of one, as the original coerces it; scalars of other
+    // types are read as the type the parameter takes.
+    const made = await t.api('POST', issues, { form: `title=One&assignee_ids=${alice.user.id}&labels[]=7` })
+    assert.equal(made.status, 201, made.text)
+    assert.deepEqual([made.body.assignees.map((a: { id: number }) => a.id), made.body.labels], [[alice.user.id], ['7']])
+    const listed = await t.api('GET', `${issues}?iids=${made.body.iid}`)
+    assert.deepEqual(listed.body.map((issue: { title: string }) => issue.title), ['One'])
+  })
+
   it('answers a field error for a projects_limit beyond the integer column', async () => {
     const res = await t.api('PUT', `/users/${alice.user.id}`, { body: { projects_limit: 2147483648 } })
     assert.equal(res.status, 400)

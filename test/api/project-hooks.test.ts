@@ -104,7 +104,7 @@ describe('Project hooks API', () => {
     })
 
     it('refuses an invalid branch filter (422 "Invalid branch filter given")', async () => {
-      for (const filter of ['a..b', 'feature~1', 'x'.repeat(4001)]) {
+      for (const filter of ['a..b', 'feature~1', 'x'.repeat(256), '*'.repeat(256)]) {
         const res = await create({ url: `${receiver.url}/f`, push_events_branch_filter: filter })
         assert.equal(res.status, 422, filter.slice(0, 20))
         assert.deepEqual(res.body, { message: 'Invalid branch filter given' })

@@ -64,6 +64,29 @@ describe('Protected branches API', () => {
       assert.deepEqual(blank.body, { message: ["Name can't be blank"] })
     })
 
+    it('refuses a name no branch could have, or one over 255 characters (400, the field errors)', async () => {
+      for (const name of ['a..b', 'feature~1', 'x y', '-x', 'release/', 'a/*.lock', '*\\x']) {
+        const res = await create({ name })
+        assert.equal(res.status, 400, name)
+        assert.deepEqual(res.body, { message: { name: ['is invalid'] } }, name)
+      }
+      const long = await create({ name: `${'*'.repeat(200)}${'x'.repeat(56)}` })
+      assert.equal(long.status, 400)
+      assert.deepEqual(long.body, { message: { name: ['is too long (maximum is 255 characters)'] } })
+    })
+
+    it('takes a pattern written to backtrack, and branch lists and pushes still answer', async () => {
+      const hostile = `${'*'.repeat(30)}x`
+      assert.equal((await create({ name: hostile })).status, 201)
+      const branch = 'b'.repeat(60)
+      const branches = `/projects/${m.project.id}/repository/branches`
+      const made = await t.api('POST', branches, { token: m.tokens.developer, body: { branch, ref: 'master' } })
+      assert.equal(made.status, 201, made.text)
+      const list = await t.api('GET', `${branches}?search=bbb`, { token: m.tokens.developer })
+      assert.deepEqual(list.body.map((b: { name: string; protected: boolean }) => [b.name, b.protected]), [[branch, false]])
+      assert.equal((await t.api('DELETE', `${base}/${encodeURIComponent(hostile)}`, { token: m.tokens.maintainer })).status, 204)
+    })
+
     it('is for Maintainers: 401 anonymous, 403 below, 404 for outsiders', async () => {
       let n = 0
       await expectStatuses(m, (token) => t.api('POST', base, { token, body: { name: `who-${n += 1}` } }), {

@@ -66,6 +66,17 @@ describe('Protected tags API', () => {
       assert.deepEqual(blank.body, { message: ["Name can't be blank"] })
     })
 
+    it('refuses a name no tag could have, or one over 255 characters (400, the field errors)', async () => {
+      for (const name of ['v1..2', 'v1^', 'v 1', 'v1:x']) {
+        const res = await create({ name })
+        assert.equal(res.status, 400, name)
+        assert.deepEqual(res.body, { message: { name: ['is invalid'] } }, name)
+      }
+      const long = await create({ name: `v${'*'.repeat(255)}` })
+      assert.equal(long.status, 400)
+      assert.deepEqual(long.body, { message: { name: ['is too long (maximum is 255 characters)'] } })
+    })
+
     it('is for Maintainers: 401 anonymous, 403 below, 404 for outsiders', async () => {
       let n = 0
       await expectStatuses(m, (token) => t.api('POST', base, { token, body: { name: `who-${n += 1}` } }), {

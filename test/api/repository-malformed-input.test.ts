@@ -86,4 +86,45 @@ describe('repository routes and malformed input', () => {
     }
     assert.deepEqual(failures, [])
   })
+
+  it('refuses revision expressions that search the history (400) wherever a ref or sha is taken', async () => {
+    const owner = await makeUser(t)
+    const { id } = await makeProject(t, owner, { visibility: 'public' })
+    const sha = await commitFiles(t, id, { 'README.md': '# r\n' })
+    const repo = `/projects/${id}/repository`
+    const routes: ProbedRoute[] = [
+      { method: 'GET', url: (v) => `${repo}/tree?ref=${v}` },
+      { method: 'GET', url: (v) => `${repo}/archive?sha=${v}` },
+      { method: 'GET', url: (v) => `${repo}/archive.zip?sha=${v}` },
+      { method: 'GET', url: (v) => `${repo}/compare?from=${v}&to=master` },
+      { method: 'GET', url: (v) => `${repo}/compare?from=master&to=${v}` },
+      { method: 'GET', url: (v) => `${repo}/merge_base?refs[]=${v}&refs[]=master` },
+      { method: 'GET', url: (v) => `${repo}/files/README.md?ref=${v}` },
+      { method: 'HEAD', url: (v) => `${repo}/files/README.md?ref=${v}` },
+      { method: 'GET', url: (v) => `${repo}/files/README.md/raw?ref=${v}` },
+      { method: 'GET', url: (v) => `${repo}/commits?ref_name=${v}` },
+      { method: 'GET', url: (v) => `${repo}/commits/${v}` },
+      { method: 'GET', url: (v) => `${repo}/commits/${v}/refs` },
+      { method: 'GET', url: (v) => `${repo}/commits/${v}/diff` },
+      { method: 'GET', url: (v) => `${repo}/commits/${v}/comments` },
+      { method: 'POST', url: (v) => `${repo}/commits/${v}/cherry_pick`, body: () => ({ branch: 'master' }) },
+      { method: 'POST', url: (v) => `${repo}/branches?branch=nb&ref=${v}` },
+      { method: 'POST', url: (v) => `${repo}/tags?tag_name=t1&ref=${v}&message=m` },
+    ]
+    // `master^{/README}`, `:/README`, `master@{0}`, `@{-1}`, as they appear in a URL.
+    const searching = ['master%5E%7B%2FREADME%7D', `${sha}%5E%7B%2F!-x%7D`, '%3A%2FREADME', 'master%40%7B0%7D', '%40%7B-1%7D']
+    const wrong: string[] = []
+    for (const route of routes) {
+      for (const value of searching) {
+        const url = route.url(value)
+        const res = await t.api(route.method, url, { token: owner.token, ...(route.body === undefined ? {} : { body: route.body(value) }) })
+        const refused = res.status === 400 && (route.method === 'HEAD' || /searches the history/.test(String(res.body?.message)))
+        if (!refused) wrong.push(`${res.status} ${route.method} ${url}: ${res.text.slice(0, 200)}`)
+      }
+    }
+    assert.deepEqual(wrong, [])
+    // The plain forms still name their commits.
+    assert.equal((await t.api('GET', `${repo}/commits/master`)).body.id, sha)
+    assert.equal((await t.api('GET', `${repo}/commits/master~0`)).body.id, sha)
+  })
 })

@@ -38,11 +38,17 @@ describe('git repository layer', () => {
     assert.equal(await repo.resolveCommit('main'), first)
     assert.equal(await repo.resolveCommit('--all'), null)
     assert.equal(await repo.resolveCommit('nope'), null)
+    for (const searching of ['main^{/first}', ':/first', 'main@{0}']) {
+      await assert.rejects(repo.resolveCommit(searching), { statusCode: 400 }, searching)
+    }
 
     const commit = await repo.readCommit(first)
     assert.equal(commit?.message, 'first\n\nbody')
     assert.deepEqual(commit?.parents, [])
     assert.match(signatureTime(commit!.author), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000[+-]\d{2}:\d{2}$/)
+    // Dates a client may write into a pushed commit, beyond what Date holds, show at the edge of the range.
+    assert.equal(signatureTime({ ...who, time: 1e17, timezone: '+0200' }), '9999-12-31T23:59:59.999+02:00')
+    assert.equal(signatureTime({ ...who, time: -1e17, timezone: '-0130' }), '0000-01-01T00:00:00.000-01:30')
 
     const tree = await repo.listTree('main', '', false)
     assert.deepEqual(tree.map((e) => [e.path, e.type]), [['README.md', 'blob'], ['src', 'tree']])

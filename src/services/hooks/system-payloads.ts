@@ -5,12 +5,13 @@ import type { Db } from '../../db/index.js'
 import type { NamespaceRow, ProjectRow, UserRow } from '../../db/schema.js'
 import { OWNER, visibilityName } from '../../policies/access-levels.js'
 import type { SystemActivity } from '../activity/activity.js'
+import { isoTime } from '../../db/values.js'
 
 type SystemEvent = 'create' | 'destroy'
 
 /** Ruby's Time#xmlschema: whole seconds, `Z`. */
 function xmlschema(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  return isoTime(ms).replace(/\.\d{3}Z$/, 'Z')
 }
 
 function activity(eventName: string, payload: Record<string, unknown>, record: { created_at: number; updated_at: number }): SystemActivity {

@@ -7,7 +7,7 @@ import type { Db } from '../../db/index.js'
 import type { WebHookRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
 import { apiError, validationFailed } from '../../common/errors.js'
-import { isValidRefName } from '../../git/ref-names.js'
+import { isValidRefPattern } from '../../git/ref-names.js'
 import { checkOutboundUrl } from '../outbound/outbound-http.js'
 
 export const PROJECT_HOOK_EVENTS = [
@@ -30,8 +30,6 @@ export interface ProjectHookInput extends HookInput<ProjectHookEvent> {
   push_events_branch_filter?: string
 }
 
-const MAX_BRANCH_FILTER = 4000
-
 function eventColumns<E extends string>(events: Partial<Record<E, boolean>>): Partial<Record<E, 0 | 1>> {
   const columns: Partial<Record<E, 0 | 1>> = {}
   for (const [event, on] of Object.entries(events) as [E, boolean | undefined][]) {
@@ -42,7 +40,7 @@ function eventColumns<E extends string>(events: Partial<Record<E, boolean>>): Pa
 
 /** The original's rule: a branch name once `*` wildcards are filled in; blank means every branch. */
 function branchFilterValid(filter: string): boolean {
-  return filter === '' || (filter.length <= MAX_BRANCH_FILTER && isValidRefName(filter.replaceAll('*', 'x')))
+  return filter === '' || isValidRefPattern(filter)
 }
 
 /** Project hooks answer 422 with the original's fixed sentences. */
