@@ -166,7 +166,7 @@ process.exitCode = await runAdmin(['jobs'])`
       [['retry', deadIds[0]!, deadIds[1]!], /unexpected argument/],
     ]
     const runs = await Promise.all(cases.map(([args]) => jobs(t, args)))
-    cases.forEach(([args, message], i) => assertFailure(runs[i]!, 2, message))
+    cases.forEach(([, message], i) => assertFailure(runs[i]!, 2, message))
     assert.equal((await queue.list({ state: 'dead' })).length, 2, 'nothing was retried')
   })
 
