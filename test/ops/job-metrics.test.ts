@@ -4,10 +4,11 @@
 // INGOT_WORKER_METRICS_PORT to the addresses INGOT_METRICS_ALLOW names.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import net from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { promisify } from 'node:util'
 import { buildTestApp, ROOT_PASSWORD, type TestApp } from '../helpers/app.js'
 import { openTestQueue, until } from '../helpers/jobs.js'
 import { sample } from '../helpers/metrics.js'
@@ -18,6 +19,8 @@ import { ALL_JOB_KINDS } from '../../src/jobs/kinds.js'
 import type { JobQueue } from '../../src/jobs/queue.js'
 import { Metrics } from '../../src/metrics/metrics.js'
 import { REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
+
+const run = promisify(execFile)
 
 const scrape = async (t: TestApp) => {
   const res = await t.app.inject({ url: '/-/metrics', remoteAddress: '127.0.0.1' })
@@ -114,6 +117,11 @@ describe('INGOT_WORKER_METRICS_PORT', () => {
       assert.throws(() => loadConfig({ INGOT_WORKER_METRICS_PORT: value }),
         (err: unknown) => err instanceof ConfigError && err.message.includes('INGOT_WORKER_METRICS_PORT'), value)
     }
+  })
+
+  it('is named by `ingot --help`', async () => {
+    const help = await run(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), '--help'])
+    assert.match(help.stdout, /INGOT_WORKER_METRICS_PORT \(0: none; a port on INGOT_HOST where `ingot worker` serves \/-\/metrics\)/)
   })
 
   describe('ingot worker', () => {
