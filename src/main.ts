@@ -82,7 +82,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'worker') {
     // No HTTP server here: a listener of its own, when asked for, lets Prometheus scrape the counters of the jobs this process runs.
     const metricsServer = config.workerMetricsPort === 0 ? null : await serveMetrics(ctx)
-    if (metricsServer !== null) log.info({ address: `http://${config.host}:${config.workerMetricsPort}${METRICS_PATH}` }, 'serving metrics')
+    if (metricsServer !== null) log.info({ host: config.host, port: config.workerMetricsPort, path: METRICS_PATH }, 'serving metrics')
     await ctx.jobs.start()
     log.info('worker started')
     await closeOnSignal(ctx, async () => { await metricsServer?.close() })
