@@ -31,6 +31,8 @@ export interface Config {
   webJobs: boolean
   /** On SIGTERM/SIGINT, how long running jobs may take to finish before they are handed back to the queue. */
   shutdownTimeoutMs: number
+  /** The port on INGOT_HOST where `ingot worker` serves /-/metrics; 0 for none. */
+  workerMetricsPort: number
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +77,7 @@ export function loadConfig(env: Env = process.env): Config {
   const jobConcurrency = parseInteger(env, 'INGOT_JOB_CONCURRENCY', { fallback: 4, min: 1, max: 256, unit: 'number of jobs' })
   const webJobs = parseBoolean(env, 'INGOT_WEB_JOBS', true)
   const shutdownTimeoutMs = parseInteger(env, 'INGOT_SHUTDOWN_TIMEOUT_MS', { fallback: 30_000, min: 0, max: 3_600_000, unit: 'number of milliseconds' })
+  const workerMetricsPort = parseInteger(env, 'INGOT_WORKER_METRICS_PORT', { fallback: 0, min: 0, max: 65535, unit: 'port number' })
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -82,7 +85,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsAllow,
     outboundTimeoutMs,
     smtpUrl, emailFrom,
-    jobConcurrency, webJobs, shutdownTimeoutMs,
+    jobConcurrency, webJobs, shutdownTimeoutMs, workerMetricsPort,
   }
 }
 

@@ -12,7 +12,7 @@ import { buildApp } from './app.js'
 import { INITIAL_ROOT_PASSWORD_FILE, seedRoot } from './services/users/seed-root.js'
 import { createLogger, logFormatFor } from './logger.js'
 import { runAdmin } from './cli/admin.js'
-import { METRICS_PATH } from './api/metrics.js'
+import { METRICS_PATH, serveMetrics } from './api/metrics.js'
 
 const HELP = `Usage: ingot <command>
 
@@ -22,8 +22,8 @@ Commands:
             serve the REST API only; \`ingot worker\` processes work the jobs
   worker    work background jobs only (next to web processes that share the database)
   migrate   bring the database schema up to date, then exit
-  admin     create users and tokens, set passwords, on the configured database
-            without a running server (ingot admin --help)
+  admin     create users and tokens, set passwords, see and retry background jobs,
+            on the configured database without a running server (ingot admin --help)
 
 Configuration comes from the environment; see docs/configuration.md:
   INGOT_PORT (8080)  INGOT_HOST (127.0.0.1)  INGOT_DATA_DIR (./data)
@@ -35,6 +35,7 @@ Configuration comes from the environment; see docs/configuration.md:
   INGOT_SMTP_URL (unset: no email), INGOT_EMAIL_FROM, INGOT_OUTBOUND_TIMEOUT_MS (10000)
   INGOT_JOB_CONCURRENCY (4 jobs at once per process)  INGOT_WEB_JOBS (true; false: as --no-jobs)
   INGOT_SHUTDOWN_TIMEOUT_MS (30000: how long running jobs may finish on SIGTERM/SIGINT)
+  INGOT_WORKER_METRICS_PORT (0: none; a port on INGOT_HOST where \`ingot worker\` serves /-/metrics)
 `
 
 /** The options each process role takes. */
@@ -79,9 +80,12 @@ async function main(argv: string[]): Promise<number> {
   }
   await seedRoot(ctx)
   if (command === 'worker') {
+    // No HTTP server here: a listener of its own, when asked for, lets Prometheus scrape the counters of the jobs this process runs.
+    const metricsServer = config.workerMetricsPort === 0 ? null : await serveMetrics(ctx)
+    if (metricsServer !== null) log.info({ host: config.host, port: config.workerMetricsPort, path: METRICS_PATH }, 'serving metrics')
     await ctx.jobs.start()
     log.info('worker started')
-    await closeOnSignal(ctx)
+    await closeOnSignal(ctx, async () => { await metricsServer?.close() })
     return 0
   }
   const app = await buildApp(ctx)

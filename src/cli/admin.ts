@@ -11,9 +11,10 @@ import { seedRoot } from '../services/users/seed-root.js'
 import { CommandFailed, UsageError, type Command, type CommandGroup, type CommandIo } from './command.js'
 import { userCommands } from './admin-users.js'
 import { tokenCommands } from './admin-tokens.js'
+import { jobCommands } from './admin-jobs.js'
 
 /** Every group of `ingot admin`, in the order the help lists them. */
-const GROUPS: readonly CommandGroup[] = [userCommands, tokenCommands]
+const GROUPS: readonly CommandGroup[] = [userCommands, tokenCommands, jobCommands]
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help'
 
@@ -22,7 +23,14 @@ export async function runAdmin(argv: readonly string[]): Promise<number> {
   if (groupName === undefined || isHelp(groupName)) return showHelp(adminHelp(), groupName === undefined)
   const group = GROUPS.find((candidate) => candidate.name === groupName)
   if (group === undefined) return usageFailure('ingot admin', `unknown command "${groupName}"`, adminHelp())
-  if (commandName === undefined || isHelp(commandName)) return showHelp(groupHelp(group), commandName === undefined)
+  if (isHelp(commandName)) return showHelp(groupHelp(group), false)
+  // The group's name alone, or followed by options only, runs its default command when it has one.
+  if (group.default !== undefined && (commandName === undefined || commandName.startsWith('-'))) {
+    const defaultArgs = argv.slice(1)
+    if (defaultArgs.includes('--help') || defaultArgs.includes('-h')) return showHelp(groupHelp(group), false)
+    return runCommand(`ingot admin ${group.name}`, group.default, defaultArgs)
+  }
+  if (commandName === undefined) return showHelp(groupHelp(group), true)
   const command = group.commands.find((candidate) => candidate.name === commandName)
   if (command === undefined) return usageFailure(`ingot admin ${group.name}`, `unknown command "${commandName}"`, groupHelp(group))
   if (args.includes('--help') || args.includes('-h')) return showHelp(command.help, false)
@@ -30,7 +38,10 @@ export async function runAdmin(argv: readonly string[]): Promise<number> {
 }
 
 function adminHelp(): string {
-  const rows = GROUPS.flatMap((group) => group.commands.map((command) => [`${group.name} ${command.name}`, command.summary] as const))
+  const rows = GROUPS.flatMap((group) => [
+    ...group.default === undefined ? [] : [[group.name, group.default.summary] as const],
+    ...group.commands.map((command) => [`${group.name} ${command.name}`, command.summary] as const),
+  ])
   return `Usage: ingot admin <group> <command> [options]
 
 An operator's commands on the configured database (INGOT_DATABASE_URL, INGOT_DATA_DIR);
@@ -43,10 +54,12 @@ ${table(rows)}
 }
 
 function groupHelp(group: CommandGroup): string {
-  return `Usage: ingot admin ${group.name} <command> [options]
+  // A group that does something by itself starts with that command's help, which has its usage.
+  const usage = group.default?.help ?? `Usage: ingot admin ${group.name} <command> [options]
 
 ${group.summary}
-
+`
+  return `${usage}
 Commands:
 ${table(group.commands.map((command) => [command.name, command.summary] as const))}
 \`ingot admin ${group.name} <command> --help\` tells more about each.
@@ -73,7 +86,7 @@ function usageFailure(title: string, message: string, help: string): number {
   return 2
 }
 
-async function runCommand(title: string, command: Command, args: readonly string[]): Promise<number> {
+async function runCommand(title: string, command: Omit<Command, 'name'>, args: readonly string[]): Promise<number> {
   const opened: { ctx: AppContext | null } = { ctx: null }
   const io: CommandIo = {
     print: (line) => { process.stdout.write(`${line}\n`) },

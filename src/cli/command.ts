@@ -33,6 +33,8 @@ export interface Command {
 export interface CommandGroup {
   name: string
   summary: string
+  /** What the group's name alone does (`ingot admin jobs`, `ingot admin jobs --dead`), when it does something. */
+  default?: Omit<Command, 'name'>
   commands: readonly Command[]
 }
 

@@ -170,6 +170,11 @@ export class JobQueue {
     return () => this.observers.delete(observer)
   }
 
+  /** The names of the kinds this queue enqueues and works. */
+  kindNames(): string[] {
+    return [...this.kinds.keys()]
+  }
+
   /** Jobs by kind and state (waiting, running, dead); done jobs are not kept. */
   counts(): Promise<JobCount[]> {
     return this.store.counts()

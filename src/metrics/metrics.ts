@@ -5,6 +5,7 @@ import { Counter, Histogram, Registry } from 'prom-client'
 import type { AppContext } from '../context.js'
 import { processMetrics } from './process.js'
 import { registerDatabaseMetrics } from './database.js'
+import { registerJobMetrics } from './jobs.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,12 +16,13 @@ declare module 'fastify' {
 
 /**
  * A part of Ingot that adds its collectors to the app's registry. Collectors read `ctx` when
- * scraped (a Gauge's or Counter's `collect`), so the work they measure pays nothing for them.
+ * scraped (a Gauge's or Counter's `collect`), so the work they measure pays nothing for them. A
+ * source that subscribes to something returns the unsubscribe, called when the app closes.
  */
-export type MetricsSource = (registry: Registry, ctx: AppContext) => void
+export type MetricsSource = (registry: Registry, ctx: AppContext) => (() => void) | void
 
-/** Every source beyond requests and the process; the job system's joins this list. */
-const SOURCES: readonly MetricsSource[] = [registerDatabaseMetrics]
+/** Every source beyond requests and the process. */
+const SOURCES: readonly MetricsSource[] = [registerDatabaseMetrics, registerJobMetrics]
 
 /** The route label of requests no route matched: one series for all, whatever their URLs. */
 export const UNMATCHED_ROUTE = 'unmatched'
@@ -44,8 +46,18 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  private readonly unsubscribes: (() => void)[] = []
+
   constructor(ctx: AppContext) {
-    for (const register of SOURCES) register(this.registry, ctx)
+    for (const register of SOURCES) {
+      const unsubscribe = register(this.registry, ctx)
+      if (unsubscribe !== undefined) this.unsubscribes.push(unsubscribe)
+    }
+  }
+
+  /** Stops listening to the context: it may outlive this app (tests build several on one context). */
+  close(): void {
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe()
   }
 
   /** One answered request. On every request's path: one increment and one observation, nothing more. */

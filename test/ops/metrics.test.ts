@@ -8,18 +8,7 @@ import { makeProject } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
 import { AddressAllowList } from '../../src/metrics/allow-list.js'
 import { ConfigError, loadConfig } from '../../src/config.js'
-
-/** The value of one series of the exposition text, or undefined when it is not there. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`)
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
-    if (match === null || match[1] !== name) continue
-    const present = (match[2] ?? '').split(',')
-    if (wanted.every((label) => present.includes(label))) return Number(match[3])
-  }
-  return undefined
-}
+import { sample } from '../helpers/metrics.js'
 
 async function scrape(t: TestApp, remoteAddress = '127.0.0.1', headers: Record<string, string> = {}) {
   return t.app.inject({ url: '/-/metrics', remoteAddress, headers })
