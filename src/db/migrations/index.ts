@@ -12,6 +12,7 @@ import * as m0009 from './0009_sessions.js'
 import * as m0010 from './0010_housekeeping.js'
 import * as m0011 from './0011_job_states.js'
 import * as m0012 from './0012_merge_recovery.js'
+import * as m0013 from './0013_issue_counts_of_deleted_projects.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_housekeeping': m0010,
   '0011_job_states': m0011,
   '0012_merge_recovery': m0012,
+  '0013_issue_counts_of_deleted_projects': m0013,
 }
