@@ -116,7 +116,8 @@ describe('wikis', () => {
       const format = await createPage(project, { title: 'x', content: 'x', format: 'textile' })
       assert.equal(format.status, 400)
       assert.match(format.body.error, /^format /)
-      for (const title of ['../escape', 'a/../b', 'sub/', '.git/config']) {
+      // A file name starting with an underscore is one of gollum's special files (_Sidebar), never a page.
+      for (const title of ['../escape', 'a/../b', 'sub/', '.git/config', '_sidebar', 'docs/_p']) {
         const res = await createPage(project, { title, content: 'x' })
         assert.deepEqual([res.status, res.body], [400, { message: { title: ['is invalid'] } }], title)
       }

@@ -57,7 +57,8 @@ function pagePathOf(title: string, format: WikiFormat): PagePath {
   const dir = segments.join('/')
   const fileName = `${name}.${EXTENSION_OF_FORMAT[format]}`
   const cleaned = cleanFilePath(dir === '' ? fileName : `${dir}/${fileName}`)
-  if (name === '' || 'error' in cleaned) throw validationFailed({ title: ['is invalid'] })
+  // A file name starting with `_` is one of gollum's special files (_Sidebar, _Footer), never a page.
+  if (name === '' || name.startsWith('_') || 'error' in cleaned) throw validationFailed({ title: ['is invalid'] })
   return { dir, fileName, path: cleaned.path }
 }
 
