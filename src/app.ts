@@ -3,7 +3,7 @@
 // every failure in the original's shapes, request ids, health checks and metrics, /api/v4, and
 // git over HTTP.
 import { STATUS_CODES } from 'node:http'
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifySchema } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { contextFor, type AppContext } from './context.js'
 import { ApiError, invalidParam } from './common/errors.js'
@@ -29,6 +29,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The process's context; handlers use their request's (req.ingot). */
     ingot: AppContext
+    /** Every route declared, in declaration order (the fuzz test walks them all). */
+    routeTable: DeclaredRoute[]
   }
   interface FastifyRequest {
     /** The context this request acts in: the process's, with its log and its id on the jobs it enqueues. */
@@ -64,6 +66,13 @@ function parseForm(text: string): Record<string, unknown> {
   }
 }
 
+export interface DeclaredRoute {
+  method: string
+  /** The pattern with its prefix: `/api/v4/projects/:id`. */
+  url: string
+  schema: FastifySchema | undefined
+}
+
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const metrics = new Metrics(ctx)
   const requestLog = new RequestLog(metrics)
@@ -95,6 +104,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('ingot', ctx)
+  const routeTable: DeclaredRoute[] = []
+  app.decorate('routeTable', routeTable)
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, schema: route.schema })
+  })
   // Made on first use and kept on the request: routes that never reach a service pay nothing.
   app.decorateRequest(requestContext, null)
   app.decorateRequest('ingot', {
