@@ -15,8 +15,16 @@ const UNIT_SECONDS = { mo: 4 * 5 * 8 * 3600, w: 5 * 8 * 3600, d: 8 * 3600, h: 36
 const ORDER = ['mo', 'w', 'd', 'h', 'm', 's'] as const
 const PART = /^(-?\d+)(mo|w|d|h|m|s)$/
 
-/** Seconds of a duration such as "3h30m", "1w 2d", "-30m" or "3600"; null when unreadable. */
+/** The most seconds an estimate or a total time spent holds: the original's integer columns (68 years). */
+const MAX_SECONDS = 2 ** 31 - 1
+
+/** Seconds of a duration such as "3h30m", "1w 2d", "-30m" or "3600"; null when unreadable or beyond MAX_SECONDS. */
 export function parseDuration(text: string): number | null {
+  const seconds = durationSeconds(text)
+  return seconds !== null && Math.abs(seconds) <= MAX_SECONDS ? seconds : null
+}
+
+function durationSeconds(text: string): number | null {
   const squished = text.trim().toLowerCase().replace(/\s+/g, '')
   if (squished === '') return null
   if (/^-?\d+$/.test(squished)) return Number(squished)
@@ -101,13 +109,16 @@ export async function setTimeEstimate(ctx: AppContext, actor: Actor, target: Tim
   return await writeTime(ctx, actor, target, { time_estimate: seconds }, note) ?? target.time
 }
 
-/** Adds time spent (subtracts it when negative); the total never goes below zero. */
+/** Adds time spent (subtracts it when negative); the total never goes below zero nor past MAX_SECONDS. */
 export async function addSpentTime(ctx: AppContext, actor: Actor, target: TimeTracked, seconds: number): Promise<TrackedTime> {
   if (seconds === 0) return target.time
-  const total = sql<number>`total_time_spent + ${seconds}`
+  // Summed as bigint: PostgreSQL fails an integer sum past its range instead of letting the guard refuse it.
+  const total = sql<number>`cast(total_time_spent as bigint) + ${seconds}`
   const note = `${seconds > 0 ? 'added' : 'subtracted'} ${humanDuration(Math.abs(seconds))} of time spent`
-  const updated = await writeTime(ctx, actor, target, { total_time_spent: total }, note, sql<SqlBool>`${total} >= 0`)
-  if (updated === undefined) throw validationFailed({ time_spent: ['Time to subtract exceeds the total time spent'] })
+  const updated = await writeTime(ctx, actor, target, { total_time_spent: total }, note, sql<SqlBool>`${total} between 0 and ${MAX_SECONDS}`)
+  if (updated === undefined) {
+    throw validationFailed({ time_spent: [seconds < 0 ? 'Time to subtract exceeds the total time spent' : 'has an invalid format'] })
+  }
   return updated
 }
 
