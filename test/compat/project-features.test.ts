@@ -59,6 +59,8 @@ describe('compat: wikis, hooks, integrations, notification and application setti
     assert.ok(delivery !== undefined)
     assert.equal(delivery.headers['x-service-event'], 'Issue Hook')
     assert.equal(delivery.headers['x-service-token'], 'compat-secret')
+    assert.equal(delivery.headers['x-gitlab-event'], 'Issue Hook')
+    assert.equal(delivery.headers['x-gitlab-token'], 'compat-secret')
     assert.equal(delivery.body.object_attributes.iid, issue.iid)
     assert.equal(delivery.body.object_attributes.action, 'open')
 
