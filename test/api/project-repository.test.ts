@@ -156,6 +156,65 @@ describe('project repository facts', () => {
       assert.equal((await getProject(id, reporter.token, { statistics: true })).body.statistics.commit_count, 1)
     })
 
+    it('is right after every way the API changes the repository', async () => {
+      const owner = await makeUser(t)
+      /** What git says of the repository now: the default branch's commits and the bytes on disk. */
+      const truth = async (id: number) => {
+        const repo = t.ctx.repositories.open(id)
+        const counts = Object.fromEntries((await repo.run(['count-objects', '-v'])).trim().split('\n').map((l) => l.split(': ')))
+        return { commit_count: Number((await repo.run(['rev-list', '--count', 'HEAD'])).trim()), repository_size: (Number(counts.size) + Number(counts['size-pack'])) * 1024 }
+      }
+      const shown = async (id: number) => {
+        const { commit_count, repository_size } = (await getProject(id, owner.token, { statistics: true })).body.statistics
+        return { commit_count, repository_size }
+      }
+      const created = await create(owner.token, { path: 'every-way', initialize_with_readme: true })
+      const id = created.body.id as number
+      // Right in the first answer after creating, before any job has run.
+      assert.deepEqual(await shown(id), await truth(id))
+      assert.equal((await shown(id)).commit_count, 1)
+      await runJobs()
+
+      const api = (method: string, url: string, body?: Record<string, unknown>) => t.api(method, `/projects/${id}${url}`, { token: owner.token, ...(body === undefined ? {} : { body }) })
+      const feature = await api('POST', '/repository/commits', {
+        branch: 'feature', start_branch: 'master', commit_message: 'Feature', actions: [{ action: 'create', file_path: 'f.txt', content: 'f\n' }],
+      })
+      const steps: [string, () => Promise<{ status: number; text: string }>][] = [
+        ['commits', () => api('POST', '/repository/commits', { branch: 'master', commit_message: 'Two', actions: [{ action: 'create', file_path: 'two.txt', content: '2\n'.repeat(500) }] })],
+        ['file create', () => api('POST', '/repository/files/three.txt', { branch: 'master', content: '3\n', commit_message: 'Three' })],
+        ['file update', () => api('PUT', '/repository/files/three.txt', { branch: 'master', content: '33\n', commit_message: 'Three again' })],
+        ['file delete', () => api('DELETE', '/repository/files/three.txt', { branch: 'master', commit_message: 'No three' })],
+        ['cherry-pick', () => api('POST', `/repository/commits/${feature.body.id}/cherry_pick`, { branch: 'master' })],
+        ['branch create', () => api('POST', '/repository/branches', { branch: 'other', ref: 'master' })],
+        ['tag create', () => api('POST', '/repository/tags', { tag_name: 'v1', ref: 'master' })],
+        ['tag delete', () => api('DELETE', '/repository/tags/v1')],
+        ['branch delete', () => api('DELETE', '/repository/branches/other')],
+        ['default branch', () => api('PUT', '', { default_branch: 'feature' })],
+        ['default branch back', () => api('PUT', '', { default_branch: 'master' })],
+        ['merge', async () => {
+          await api('POST', '/repository/commits', { branch: 'topic', start_branch: 'master', commit_message: 'Topic', actions: [{ action: 'create', file_path: 't.txt', content: 't\n' }] })
+          const mr = await api('POST', '/merge_requests', { source_branch: 'topic', target_branch: 'master', title: 'Topic' })
+          return api('PUT', `/merge_requests/${mr.body.iid}/merge`, { should_remove_source_branch: true })
+        }],
+        ['merged branches', async () => {
+          // A merged branch behind the default branch (one at its tip stays, as in the original).
+          await api('POST', '/repository/branches', { branch: 'merged-away', ref: 'master' })
+          await api('POST', '/repository/files/four.txt', { branch: 'master', content: '4\n', commit_message: 'Four' })
+          await runJobs()
+          return api('DELETE', '/repository/merged_branches')
+        }],
+      ]
+      for (const [name, step] of steps) {
+        const res = await step()
+        assert.ok(res.status < 300, `${name}: ${res.text}`)
+        const queued = await t.ctx.jobs.list({ kind: REFRESH_STATISTICS.name })
+        assert.ok(queued.some((job) => (job.payload as { projectId: number }).projectId === id), `${name} schedules a refresh`)
+        await runJobs()
+        assert.deepEqual(await shown(id), await truth(id), name)
+      }
+      assert.equal((await shown(id)).commit_count, 9)
+    })
+
     it('ignores a job for a project deleted meanwhile', async () => {
       const owner = await makeUser(t)
       const project = await projectWithCommits(owner, 1)
