@@ -7,10 +7,12 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { buildTestApp, EXTERNAL_URL, type TestApp } from '../helpers/app.js'
-import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
+import { makeMember, makeProject, makeUser, rootActor, type TestUser } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
 import { GUEST, REPORTER } from '../../src/policies/access-levels.js'
 import { REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
+import { afterPush } from '../../src/services/push/after-push.js'
+import { NULL_OID } from '../../src/git/repository.js'
 
 describe('project repository facts', () => {
   let t: TestApp
@@ -223,6 +225,41 @@ describe('project repository facts', () => {
       assert.equal((await t.api('DELETE', `/projects/${project.id}`, { token: owner.token })).status, 202)
       assert.equal(await runJobs(), 1)
       assert.deepEqual(await t.ctx.jobs.list({ kind: REFRESH_STATISTICS.name }), [])
+    })
+  })
+
+  describe('empty_repo', () => {
+    it('is true until the repository has a branch, in every full form, from stored state', async () => {
+      const owner = await makeUser(t)
+      const bare = await create(owner.token, { path: 'still-empty', default_branch: 'main' })
+      assert.equal(bare.body.empty_repo, true)
+      const withReadme = await create(owner.token, { path: 'not-empty', initialize_with_readme: true })
+      assert.equal(withReadme.body.empty_repo, false)
+      const id = bare.body.id as number
+      assert.equal((await getProject(id, owner.token)).body.empty_repo, true)
+      // A tag alone would not do; a branch pushed through the API does.
+      const first = await t.api('POST', `/projects/${id}/repository/commits`, {
+        token: owner.token, body: { branch: 'main', commit_message: 'First', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] },
+      })
+      assert.equal(first.status, 201, first.text)
+      assert.equal((await getProject(id, owner.token)).body.empty_repo, false)
+      const listed = await t.api('GET', '/projects', { token: owner.token, query: { owned: true } })
+      assert.deepEqual(listed.body.map((p: { id: number; empty_repo: boolean }) => [p.id, p.empty_repo]).sort(),
+        [[id, false], [withReadme.body.id, false]].sort())
+      // A fork is as empty as its source.
+      const emptySource = await create(owner.token, { path: 'empty-source' })
+      const emptyFork = await t.api('POST', `/projects/${emptySource.body.id}/fork`, { token: t.root.token })
+      const fullFork = await t.api('POST', `/projects/${id}/fork`, { token: t.root.token })
+      assert.deepEqual([emptyFork.body.empty_repo, fullFork.body.empty_repo], [true, false])
+
+      // The last branch deleted by a push (here the push path itself, past the default branch
+      // rule, which refuses it to callers) leaves it empty again.
+      const repo = t.ctx.repositories.open(id)
+      const tip = (await repo.resolveCommit('refs/heads/main'))!
+      assert.ok(await repo.compareAndSwapRef('refs/heads/main', NULL_OID, tip))
+      const row = await t.ctx.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+      await afterPush(t.ctx, row, await rootActor(t), [{ ref: 'refs/heads/main', oldId: tip, newId: NULL_OID }])
+      assert.equal((await getProject(id, owner.token)).body.empty_repo, true)
     })
   })
 

@@ -214,7 +214,10 @@ export async function createProject(
       runners_token: randomBytes(15).toString('base64url'),
       // A fork is complete when created (the original's import finishes later: 'scheduled' first),
       // and shows the source's README until its own statistics job runs.
-      ...(forkOf === undefined ? {} : { forked_from_project_id: forkOf.id, import_status: 'finished', readme_path: forkOf.readme_path }),
+      // A fork's repository is a copy of its source's: as empty as it is.
+      ...(forkOf === undefined ? {} : {
+        forked_from_project_id: forkOf.id, import_status: 'finished', readme_path: forkOf.readme_path, empty_repo: forkOf.empty_repo,
+      }),
       created_at: now,
       updated_at: now,
       last_activity_at: now,
