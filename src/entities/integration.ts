@@ -1,8 +1,8 @@
 // The project integration entity (spec: Project integrations (services); the original's
 // ProjectService): id and timestamps (null for a kind never configured), title, `active`, every
 // event flag, and `properties` — the kind's settings without its secrets. `slug` is the later
-// releases' field: today's clients (python-gitlab's integrations) address an integration by it, so it
-// is the slug the request named (Ingot's or the original's), and `properties` are named as under it.
+// releases' field: today's clients (python-gitlab's integrations) address an integration by it, so
+// it is the slug the request named (Ingot's or the original's); `properties` are named as under it.
 import { Type, type Static } from '@sinclair/typebox'
 import type { IntegrationRow } from '../db/schema.js'
 import { isoTime } from '../db/values.js'
@@ -50,8 +50,9 @@ function visibleSettings(named: IntegrationSlug, settings: IntegrationSettings):
 }
 
 /**
- * `named` is the slug the request named; `row` is the project's integration of its kind, or null when it was never configured; `settings`
- * are its stored settings, or the ones a new integration starts with.
+ * `named` is the slug the request named; `row` is the project's integration of its kind, or null
+ * when it was never configured; `settings` are its stored settings, or the ones a new integration
+ * starts with.
  */
 export function presentIntegration(named: IntegrationSlug, row: IntegrationRow | null, settings: IntegrationSettings): ProjectIntegrationEntity {
   const { kind } = named

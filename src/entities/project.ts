@@ -79,7 +79,7 @@ export const Project = Type.Composite([ProjectSimple, Type.Object({
   owner: Type.Optional(ProjectOwner),
   namespace: NamespaceBasic,
   _links: ProjectLinks,
-  /** Later releases' field, which bots read: the repository has no branch yet (stored, never read from git). */
+  /** Later releases' field, which bots read: the repository has no branch yet (stored, not read from git). */
   empty_repo: Type.Boolean(),
   archived: Type.Boolean(),
   resolve_outdated_diff_discussions: Type.Boolean(),

@@ -20,7 +20,7 @@ export interface Contributor {
 
 export type ContributorOrder = 'name' | 'email' | 'commits'
 
-/** Each commit starts a line `RS email US name`; its numstat lines follow. Idents never hold these. */
+/** Each commit starts a line `RS email US name` (control characters idents do not carry); its numstat lines follow. */
 const COMMIT_START = '\x1e'
 const NAME_START = '\x1f'
 const NUMSTAT = /^(\d+|-)\t(\d+|-)\t/

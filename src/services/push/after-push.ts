@@ -1,8 +1,9 @@
 // What follows every push, whatever moved the refs (git over any transport, or the API's writes):
 // a `pushed` contribution event per ref with its push_data, the default branch of a project's
 // first push (and its protection from the default_branch_protection setting), the project's
-// last activity and whether its repository is empty, a statistics refresh job, and then the push listeners — the hook point where
-// later capabilities (merge requests, pipelines, webhooks) react to pushes.
+// last activity and whether its repository is empty, a statistics refresh job, and then the push
+// listeners — the hook point where later capabilities (merge requests, pipelines, webhooks) react
+// to pushes.
 import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { ProjectRow } from '../../db/schema.js'
