@@ -2,7 +2,8 @@
 // its slug and under the original's slug for it, PUT /projects/:id/services/<slug> (its required
 // parameters enforced, activates it; answers the integration), GET (settings without secrets; a
 // kind never configured shows its defaults with a null id) and DELETE (deactivates and clears,
-// 204). Maintainers and up; a private project is 404 to those who cannot see it. The deprecated container cluster kind answers 400 while inactive.
+// 204). Maintainers and up; a private project is 404 to those who cannot see it. The deprecated
+// container cluster kind answers 400 while inactive.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
