@@ -160,6 +160,8 @@ export interface ProjectsTable {
   pushes_since_gc: Generated<number>
   /** Held while a housekeeping job is pending or running; null when none is. */
   housekeeping_lease_until: Generated<number | null>
+  /** 1 while the repository has no branch (`empty_repo`); kept by afterPush and forks. */
+  empty_repo: Generated<number>
 }
 
 export interface ProjectStatisticsTable {

@@ -1,11 +1,12 @@
 // The project integration entity (spec: Project integrations (services); the original's
 // ProjectService): id and timestamps (null for a kind never configured), title, `active`, every
 // event flag, and `properties` — the kind's settings without its secrets. `slug` is the later
-// releases' field: today's clients (python-gitlab's integrations) address an integration by it.
+// releases' field: today's clients (python-gitlab's integrations) address an integration by it, so
+// it is the slug the request named (Ingot's or the original's); `properties` are named as under it.
 import { Type, type Static } from '@sinclair/typebox'
 import type { IntegrationRow } from '../db/schema.js'
 import { isoTime } from '../db/values.js'
-import { EVENT_FLAGS, type EventFlag, type IntegrationKind } from '../services/integrations/catalog.js'
+import { EVENT_FLAGS, type EventFlag, type IntegrationSlug } from '../services/integrations/catalog.js'
 import type { IntegrationSettings } from '../services/integrations/integrations.js'
 import { NullableDateTime, NullableInteger } from './common.js'
 
@@ -40,29 +41,31 @@ const DEFAULT_FLAGS: Record<EventFlag, boolean> = {
 }
 
 /** The settings a response may show: the kind's own fields, never a secret one. */
-function visibleSettings(kind: IntegrationKind, settings: IntegrationSettings): ProjectIntegrationEntity['properties'] {
+function visibleSettings(named: IntegrationSlug, settings: IntegrationSettings): ProjectIntegrationEntity['properties'] {
   const shown: ProjectIntegrationEntity['properties'] = {}
-  for (const field of kind.fields) {
-    if (!field.secret && field.name in settings) shown[field.name] = settings[field.name] ?? null
+  for (const field of named.kind.fields) {
+    if (!field.secret && field.name in settings) shown[named.paramName(field)] = settings[field.name] ?? null
   }
   return shown
 }
 
 /**
- * `row` is the project's integration of this kind, or null when it was never configured; `settings`
- * are its stored settings, or the ones a new integration starts with.
+ * `named` is the slug the request named; `row` is the project's integration of its kind, or null
+ * when it was never configured; `settings` are its stored settings, or the ones a new integration
+ * starts with.
  */
-export function presentIntegration(kind: IntegrationKind, row: IntegrationRow | null, settings: IntegrationSettings): ProjectIntegrationEntity {
+export function presentIntegration(named: IntegrationSlug, row: IntegrationRow | null, settings: IntegrationSettings): ProjectIntegrationEntity {
+  const { kind } = named
   const flags = Object.fromEntries(EVENT_FLAGS.map((name) => [name, row === null ? DEFAULT_FLAGS[name] : row[name] === 1])) as Record<EventFlag, boolean>
   const customTitle = kind.titleSetting === true && typeof settings.title === 'string' && settings.title.trim() !== '' ? settings.title : null
   return {
     id: row?.id ?? null,
     title: customTitle ?? kind.title,
-    slug: kind.slug,
+    slug: named.slug,
     created_at: row === null ? null : isoTime(row.created_at),
     updated_at: row === null ? null : isoTime(row.updated_at),
     active: row?.active === 1,
     ...flags,
-    properties: visibleSettings(kind, settings),
+    properties: visibleSettings(named, settings),
   }
 }

@@ -79,6 +79,8 @@ export const Project = Type.Composite([ProjectSimple, Type.Object({
   owner: Type.Optional(ProjectOwner),
   namespace: NamespaceBasic,
   _links: ProjectLinks,
+  /** Later releases' field, which bots read: the repository has no branch yet (stored, not read from git). */
+  empty_repo: Type.Boolean(),
   archived: Type.Boolean(),
   resolve_outdated_diff_discussions: Type.Boolean(),
   container_registry_enabled: Type.Boolean(),
@@ -241,6 +243,7 @@ function presentFull(view: ProjectView, ctx: PresentContext, options: ProjectPre
       events: `${self}/events`,
       members: `${self}/members`,
     },
+    empty_repo: project.empty_repo === 1,
     archived: project.archived === 1,
     resolve_outdated_diff_discussions: project.resolve_outdated_diff_discussions === 1,
     container_registry_enabled: project.container_registry_enabled === 1,

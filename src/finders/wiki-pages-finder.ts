@@ -74,12 +74,16 @@ export async function wikiTip(repositories: RepositoryStorage, projectId: number
 
 const isBlob = (entry: TreeEntry) => entry.type === 'blob' && entry.mode !== '120000'
 
-/** Every page at `tip`, in git's path order, with their content when asked. */
-export async function listWikiPages(repo: GitRepository, tip: string, withContent: boolean): Promise<WikiPageView[]> {
-  const pages = (await repo.listTree(tip, '', true))
+/** Every page at `tip`, in git's path order. */
+export async function listWikiPages(repo: GitRepository, tip: string): Promise<WikiPageFile[]> {
+  return (await repo.listTree(tip, '', true))
     .filter(isBlob)
     .map((entry) => pageFileOf(entry.path, entry.id))
     .filter((page): page is WikiPageFile => page !== null)
+}
+
+/** The pages with their content when asked: read for these pages alone (a page of the list). */
+export async function withPageContents(repo: GitRepository, pages: readonly WikiPageFile[], withContent: boolean): Promise<WikiPageView[]> {
   if (!withContent) return pages.map((page) => ({ ...page, content: null }))
   const contents = await Promise.all(pages.map((page) => readPageContent(repo, page)))
   return pages.map((page, index) => ({ ...page, content: contents[index] ?? '' }))

@@ -164,6 +164,40 @@ describe('Project integrations API', () => {
     assert.equal((await t.api('GET', `/projects/${project.id}/integrationsx/external-wiki`, { token: m.tokens.owner })).status, 404)
   })
 
+  it('answers under the original\'s product slugs, as the same kinds, with the original\'s parameter names', async () => {
+    const project = await makeProject(t, m.users.owner, { namespace: m.group })
+    const services = `/projects/${project.id}/services`
+    const original: Record<string, string> = {
+      asana: 'task-tracker-comments', assembla: 'source-commits', bamboo: 'ci-build-server', bugzilla: 'bug-tracker',
+      buildkite: 'ci-pipelines', campfire: 'team-chat', 'drone-ci': 'ci-runner-service', flowdock: 'collaboration-inbox',
+      'hangouts-chat': 'chat-webhook', hipchat: 'team-chat-rooms', irker: 'irc-gateway', jira: 'issue-tracker-workflow',
+    }
+    for (const [slug, kind] of Object.entries(original)) {
+      const { params, secrets } = KINDS.find((k) => k.slug === kind)!
+      const body = slug === 'bamboo'
+        ? Object.fromEntries(Object.entries(params).map(([name, value]) => [name === 'build_server_url' ? 'bamboo_url' : name, value]))
+        : params
+      const put = await t.api('PUT', `${services}/${slug}`, { token: m.tokens.owner, body })
+      assert.equal(put.status, 200, `${slug}: ${put.text}`)
+      assert.equal(put.body.slug, slug)
+      assert.equal(put.body.active, true)
+      const shown = withoutSecrets(body, secrets)
+      assert.deepEqual(Object.keys(put.body.properties).filter((name) => name in shown).sort(), Object.keys(shown).sort(), slug)
+      const same = await t.api('GET', `${services}/${kind}`, { token: m.tokens.owner })
+      assert.deepEqual([same.body.id, same.body.active, same.body.slug], [put.body.id, true, kind], slug)
+      assert.equal((await t.api('DELETE', `${services}/${slug}`, { token: m.tokens.owner })).status, 204)
+      assert.equal((await t.api('GET', `${services}/${kind}`, { token: m.tokens.owner })).body.active, false, slug)
+    }
+    const bambooMissing = await t.api('PUT', `${services}/bamboo`, { token: m.tokens.owner, body: { build_key: 'K', username: 'u', password: 'p' } })
+    assert.deepEqual([bambooMissing.status, bambooMissing.body], [400, { error: 'bamboo_url is missing' }])
+    const kubernetes = await t.api('GET', `${services}/kubernetes`, { token: m.tokens.owner })
+    assert.deepEqual([kubernetes.status, kubernetes.body], [400, { message: '400 Bad Request' }])
+    // Slugs of the original that Ingot has no kind for stay unknown.
+    const slack = await t.api('GET', `${services}/slack`, { token: m.tokens.owner })
+    assert.deepEqual([slack.status, slack.body], [400, { error: 'service_slug does not have a valid value' }])
+    assert.equal((await t.api('PUT', `${services}/slack`, { token: m.tokens.owner, body: { webhook: `${CI}/slack` } })).status, 404)
+  })
+
   it('keeps settings a later PUT leaves out, takes the event flags the kind has, and an issue tracker\'s own title', async () => {
     const first = await t.api('PUT', `${base}/team-chat-rooms`, { token: m.tokens.maintainer, body: { token: 't', room: 'ops', notify: true } })
     assert.equal(first.status, 200)

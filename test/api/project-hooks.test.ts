@@ -234,6 +234,8 @@ describe('Project hooks API', () => {
       assert.equal(delivery!.path, '/sample')
       assert.equal(delivery!.headers['x-service-event'], 'Push Hook')
       assert.equal(delivery!.headers['x-service-token'], 'tok')
+      assert.equal(delivery!.headers['x-gitlab-event'], 'Push Hook')
+      assert.equal(delivery!.headers['x-gitlab-token'], 'tok')
       assert.equal(delivery!.headers['content-type'], 'application/json')
       assert.match(String(delivery!.headers['user-agent']), /^Ingot\//)
       const body = delivery!.body

@@ -7,10 +7,12 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { buildTestApp, EXTERNAL_URL, type TestApp } from '../helpers/app.js'
-import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
+import { makeMember, makeProject, makeUser, rootActor, type TestUser } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
 import { GUEST, REPORTER } from '../../src/policies/access-levels.js'
 import { REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
+import { afterPush } from '../../src/services/push/after-push.js'
+import { NULL_OID } from '../../src/git/repository.js'
 
 describe('project repository facts', () => {
   let t: TestApp
@@ -156,6 +158,65 @@ describe('project repository facts', () => {
       assert.equal((await getProject(id, reporter.token, { statistics: true })).body.statistics.commit_count, 1)
     })
 
+    it('is right after every way the API changes the repository', async () => {
+      const owner = await makeUser(t)
+      /** What git says of the repository now: the default branch's commits and the bytes on disk. */
+      const truth = async (id: number) => {
+        const repo = t.ctx.repositories.open(id)
+        const counts = Object.fromEntries((await repo.run(['count-objects', '-v'])).trim().split('\n').map((l) => l.split(': ')))
+        return { commit_count: Number((await repo.run(['rev-list', '--count', 'HEAD'])).trim()), repository_size: (Number(counts.size) + Number(counts['size-pack'])) * 1024 }
+      }
+      const shown = async (id: number) => {
+        const { commit_count, repository_size } = (await getProject(id, owner.token, { statistics: true })).body.statistics
+        return { commit_count, repository_size }
+      }
+      const created = await create(owner.token, { path: 'every-way', initialize_with_readme: true })
+      const id = created.body.id as number
+      // Right in the first answer after creating, before any job has run.
+      assert.deepEqual(await shown(id), await truth(id))
+      assert.equal((await shown(id)).commit_count, 1)
+      await runJobs()
+
+      const api = (method: string, url: string, body?: Record<string, unknown>) => t.api(method, `/projects/${id}${url}`, { token: owner.token, ...(body === undefined ? {} : { body }) })
+      const feature = await api('POST', '/repository/commits', {
+        branch: 'feature', start_branch: 'master', commit_message: 'Feature', actions: [{ action: 'create', file_path: 'f.txt', content: 'f\n' }],
+      })
+      const steps: [string, () => Promise<{ status: number; text: string }>][] = [
+        ['commits', () => api('POST', '/repository/commits', { branch: 'master', commit_message: 'Two', actions: [{ action: 'create', file_path: 'two.txt', content: '2\n'.repeat(500) }] })],
+        ['file create', () => api('POST', '/repository/files/three.txt', { branch: 'master', content: '3\n', commit_message: 'Three' })],
+        ['file update', () => api('PUT', '/repository/files/three.txt', { branch: 'master', content: '33\n', commit_message: 'Three again' })],
+        ['file delete', () => api('DELETE', '/repository/files/three.txt', { branch: 'master', commit_message: 'No three' })],
+        ['cherry-pick', () => api('POST', `/repository/commits/${feature.body.id}/cherry_pick`, { branch: 'master' })],
+        ['branch create', () => api('POST', '/repository/branches', { branch: 'other', ref: 'master' })],
+        ['tag create', () => api('POST', '/repository/tags', { tag_name: 'v1', ref: 'master' })],
+        ['tag delete', () => api('DELETE', '/repository/tags/v1')],
+        ['branch delete', () => api('DELETE', '/repository/branches/other')],
+        ['default branch', () => api('PUT', '', { default_branch: 'feature' })],
+        ['default branch back', () => api('PUT', '', { default_branch: 'master' })],
+        ['merge', async () => {
+          await api('POST', '/repository/commits', { branch: 'topic', start_branch: 'master', commit_message: 'Topic', actions: [{ action: 'create', file_path: 't.txt', content: 't\n' }] })
+          const mr = await api('POST', '/merge_requests', { source_branch: 'topic', target_branch: 'master', title: 'Topic' })
+          return api('PUT', `/merge_requests/${mr.body.iid}/merge`, { should_remove_source_branch: true })
+        }],
+        ['merged branches', async () => {
+          // A merged branch behind the default branch (one at its tip stays, as in the original).
+          await api('POST', '/repository/branches', { branch: 'merged-away', ref: 'master' })
+          await api('POST', '/repository/files/four.txt', { branch: 'master', content: '4\n', commit_message: 'Four' })
+          await runJobs()
+          return api('DELETE', '/repository/merged_branches')
+        }],
+      ]
+      for (const [name, step] of steps) {
+        const res = await step()
+        assert.ok(res.status < 300, `${name}: ${res.text}`)
+        const queued = await t.ctx.jobs.list({ kind: REFRESH_STATISTICS.name })
+        assert.ok(queued.some((job) => (job.payload as { projectId: number }).projectId === id), `${name} schedules a refresh`)
+        await runJobs()
+        assert.deepEqual(await shown(id), await truth(id), name)
+      }
+      assert.equal((await shown(id)).commit_count, 9)
+    })
+
     it('ignores a job for a project deleted meanwhile', async () => {
       const owner = await makeUser(t)
       const project = await projectWithCommits(owner, 1)
@@ -164,6 +225,41 @@ describe('project repository facts', () => {
       assert.equal((await t.api('DELETE', `/projects/${project.id}`, { token: owner.token })).status, 202)
       assert.equal(await runJobs(), 1)
       assert.deepEqual(await t.ctx.jobs.list({ kind: REFRESH_STATISTICS.name }), [])
+    })
+  })
+
+  describe('empty_repo', () => {
+    it('is true until the repository has a branch, in every full form, from stored state', async () => {
+      const owner = await makeUser(t)
+      const bare = await create(owner.token, { path: 'still-empty', default_branch: 'main' })
+      assert.equal(bare.body.empty_repo, true)
+      const withReadme = await create(owner.token, { path: 'not-empty', initialize_with_readme: true })
+      assert.equal(withReadme.body.empty_repo, false)
+      const id = bare.body.id as number
+      assert.equal((await getProject(id, owner.token)).body.empty_repo, true)
+      // A tag alone would not do; a branch pushed through the API does.
+      const first = await t.api('POST', `/projects/${id}/repository/commits`, {
+        token: owner.token, body: { branch: 'main', commit_message: 'First', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] },
+      })
+      assert.equal(first.status, 201, first.text)
+      assert.equal((await getProject(id, owner.token)).body.empty_repo, false)
+      const listed = await t.api('GET', '/projects', { token: owner.token, query: { owned: true } })
+      assert.deepEqual(listed.body.map((p: { id: number; empty_repo: boolean }) => [p.id, p.empty_repo]).sort(),
+        [[id, false], [withReadme.body.id, false]].sort())
+      // A fork is as empty as its source.
+      const emptySource = await create(owner.token, { path: 'empty-source' })
+      const emptyFork = await t.api('POST', `/projects/${emptySource.body.id}/fork`, { token: t.root.token })
+      const fullFork = await t.api('POST', `/projects/${id}/fork`, { token: t.root.token })
+      assert.deepEqual([emptyFork.body.empty_repo, fullFork.body.empty_repo], [true, false])
+
+      // The last branch deleted by a push (here the push path itself, past the default branch
+      // rule, which refuses it to callers) leaves it empty again.
+      const repo = t.ctx.repositories.open(id)
+      const tip = (await repo.resolveCommit('refs/heads/main'))!
+      assert.ok(await repo.compareAndSwapRef('refs/heads/main', NULL_OID, tip))
+      const row = await t.ctx.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+      await afterPush(t.ctx, row, await rootActor(t), [{ ref: 'refs/heads/main', oldId: tip, newId: NULL_OID }])
+      assert.equal((await getProject(id, owner.token)).body.empty_repo, true)
     })
   })
 

@@ -428,7 +428,8 @@ describe('Repository API', () => {
       await commitFiles(t, other.id, { h: '1' }, { branch: 'other', author: { name: 'Nobody', email: 'nobody@example.com' } })
     })
 
-    const row = (name: string, email: string, commits: number) => ({ name, email, commits, additions: 0, deletions: 0 })
+    // Every commit of this history adds one file of one line.
+    const row = (name: string, email: string, commits: number) => ({ name, email, commits, additions: commits, deletions: 0 })
 
     it('counts non-merge commits of the default branch per author email, by commits ascending by default', async () => {
       const res = await contributors.api('GET', path_, { token: null })
@@ -453,6 +454,20 @@ describe('Repository API', () => {
         const res = await contributors.api('GET', path_, { query })
         assert.equal(res.status, 400, JSON.stringify(query))
       }
+    })
+
+    it('sums the lines each commit adds and deletes against its parent: renames as both, binary files as none', async () => {
+      const lines = await makeProject(t, owner, { visibility: 'public' })
+      const url = `/projects/${lines.id}/repository/contributors`
+      await commitFiles(t, lines.id, { 'a.txt': 'one\ntwo\nthree\n', 'b.txt': 'b\n' }, { author: ADA })
+      await commitFiles(t, lines.id, { 'a.txt': 'one\nTWO\nthree\nfour\n', 'b.txt': null }, { author: BOB })
+      await commitFiles(t, lines.id, { 'a.txt': null, 'renamed.txt': 'one\nTWO\nthree\nfour\n', 'image.png': PNG }, { author: ADA })
+      const stats = async () => Object.fromEntries((await t.api('GET', url)).body
+        .map((c: { email: string; commits: number; additions: number; deletions: number }) => [c.email, [c.commits, c.additions, c.deletions]]))
+      assert.deepEqual(await stats(), { [ADA.email]: [2, 8, 4], [BOB.email]: [1, 2, 2] })
+      // A new head is a new answer; the one of the head before is kept for it alone.
+      await commitFiles(t, lines.id, { 'renamed.txt': 'one\n' }, { author: BOB })
+      assert.deepEqual(await stats(), { [ADA.email]: [2, 8, 4], [BOB.email]: [2, 2, 5] })
     })
 
     it('paginates, and answers an empty list for an empty repository', async () => {

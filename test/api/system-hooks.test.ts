@@ -84,6 +84,8 @@ describe('System hooks API', () => {
     assert.equal(receiver.received.length, 1)
     assert.equal(receiver.received[0]!.headers['x-service-event'], 'System Hook')
     assert.equal(receiver.received[0]!.headers['x-service-token'], 'sys-secret')
+    assert.equal(receiver.received[0]!.headers['x-gitlab-event'], 'System Hook')
+    assert.equal(receiver.received[0]!.headers['x-gitlab-token'], 'sys-secret')
     assert.deepEqual(receiver.received[0]!.body, sample)
     const missing = await t.api('GET', '/hooks/99999')
     assert.equal(missing.status, 404)
@@ -103,7 +105,7 @@ describe('System hooks API', () => {
     assert.equal((await t.api('DELETE', `/users/${created.body.id}`)).status, 204)
     await drain(t)
     const events = (name: string) => receiver.received.filter((r) => r.body.event_name === name && r.path === '/system')
-    assert.ok(receiver.received.every((r) => r.headers['x-service-event'] === 'System Hook'))
+    assert.ok(receiver.received.every((r) => r.headers['x-service-event'] === 'System Hook' && r.headers['x-gitlab-event'] === 'System Hook'))
 
     const [userCreate] = events('user_create')
     const { created_at: userAt, updated_at: _u, ...userRest } = userCreate!.body

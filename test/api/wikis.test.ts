@@ -10,6 +10,7 @@ import fs from 'node:fs/promises'
 import { buildTestApp, ROOT_TOKEN, type TestApp } from '../helpers/app.js'
 import { makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import { expectStatuses, makeMatrix, type Matrix } from '../shared/permission-matrix.js'
+import { expectPaginates, expectRejectsBadPagination } from '../shared/pagination.js'
 import type { Activity } from '../../src/services/activity/activity.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { writeCommit } from '../../src/git/write.js'
@@ -142,6 +143,21 @@ describe('wikis', () => {
       ])
       const full = await t.api('GET', wikiOf(project), { token: owner.token, query: { with_content: true } })
       assert.deepEqual(full.body.map((page: { content: string }) => page.content), ['Welcome', '= Testing'])
+    })
+
+    it('paginates the list, as every list, with the contents of the page asked for', async () => {
+      const many = await makeProject(t, owner)
+      for (const title of ['One', 'Two', 'Three', 'Four']) await createPage(many, { title, content: `${title} text` })
+      await expectPaginates({ t, path: wikiOf(many), token: owner.token, total: 4 })
+      await expectPaginates({ t, path: `${wikiOf(many)}?with_content=true`, token: owner.token, total: 4 })
+      const second = await t.api('GET', wikiOf(many), { token: owner.token, query: { with_content: true, per_page: 2, page: 2 } })
+      assert.deepEqual(second.body, [
+        { format: 'markdown', slug: 'Three', title: 'Three', content: 'Three text' },
+        { format: 'markdown', slug: 'Two', title: 'Two', content: 'Two text' },
+      ])
+      await expectRejectsBadPagination(t, wikiOf(many), owner.token)
+      const none = await t.api('GET', wikiOf(await makeProject(t, owner)), { token: owner.token })
+      assert.deepEqual([none.body, none.headers['x-total'], none.headers['x-total-pages']], [[], '0', '1'])
     })
 
     it('reads a page by its slug, URL-encoded with directories, case-insensitively', async () => {

@@ -59,6 +59,8 @@ describe('compat: wikis, hooks, integrations, notification and application setti
     assert.ok(delivery !== undefined)
     assert.equal(delivery.headers['x-service-event'], 'Issue Hook')
     assert.equal(delivery.headers['x-service-token'], 'compat-secret')
+    assert.equal(delivery.headers['x-gitlab-event'], 'Issue Hook')
+    assert.equal(delivery.headers['x-gitlab-token'], 'compat-secret')
     assert.equal(delivery.body.object_attributes.iid, issue.iid)
     assert.equal(delivery.body.object_attributes.action, 'open')
 
@@ -83,6 +85,21 @@ describe('compat: wikis, hooks, integrations, notification and application setti
     assert.equal((await root.Integrations.show(projectId, slug)).active, true)
     await root.Integrations.disable(projectId, slug)
     assert.equal((await root.Integrations.show(projectId, slug)).active, false)
+  })
+
+  it('configures integrations under the original\'s product slugs the client names them by', async () => {
+    const jira = await root.Integrations.edit(projectId, 'jira', {
+      url: 'https://203.0.113.10/jira', projectKey: 'PRJ', username: 'bot', password: 'secret',
+    } as never)
+    const propertiesOf = (integration: object) => (integration as { properties: Record<string, unknown> }).properties
+    assert.deepEqual([jira.slug, jira.active, propertiesOf(jira).project_key], ['jira', true, 'PRJ'])
+    const bamboo = await root.Integrations.edit(projectId, 'bamboo', {
+      bambooUrl: 'https://203.0.113.10/bamboo', buildKey: 'KEY', username: 'ci', password: 'secret',
+    } as never)
+    assert.equal(propertiesOf(bamboo).bamboo_url, 'https://203.0.113.10/bamboo')
+    assert.equal((await root.Integrations.show(projectId, 'bamboo')).active, true)
+    await root.Integrations.disable(projectId, 'jira')
+    assert.equal((await root.Integrations.show(projectId, 'jira')).active, false)
   })
 
   it('reads and changes notification settings, globally and per project', async () => {

@@ -68,6 +68,10 @@ describe('compat: projects', () => {
       assert.equal(project.web_url, `${server.url}/${owner.user.username}/made-by-client`)
       assert.equal(project.http_url_to_repo, `${server.url}/${owner.user.username}/made-by-client.git`)
       assert.equal(project.archived, false)
+      assert.equal(project.empty_repo, true)
+      const withReadme = await asOwner.Projects.create({ name: 'Made With Readme', initializeWithReadme: true })
+      assert.equal(withReadme.empty_repo, false)
+      assert.equal((await asOwner.Projects.show(withReadme.id)).empty_repo, false)
     })
 
     it('creates in a group by namespace id or path', async () => {

@@ -286,6 +286,7 @@ describe('git smart HTTP', () => {
     it('records the first push: pushed event, default branch, protected default branch', async () => {
       const project = await makeProject(t, owner, { visibility: 'private' })
       assert.equal(project.default_branch, null)
+      assert.equal((await t.api('GET', `/projects/${project.id}`)).body.empty_repo, true)
       const dir = workdir()
       await client.ok(['init', '-q', dir])
       const first = await commitIn(dir, 'README.md', 'hello\n', 'Add the readme')
@@ -294,6 +295,10 @@ describe('git smart HTTP', () => {
       assert.equal(await refOnServer(project, 'refs/heads/main'), first)
       const res = await t.api('GET', `/projects/${project.id}`)
       assert.equal(res.body.default_branch, 'main')
+      assert.equal(res.body.empty_repo, false)
+      // The push scheduled the statistics refresh.
+      while (await t.ctx.jobs.runDue() > 0) { /* the push's jobs */ }
+      assert.equal((await t.api('GET', `/projects/${project.id}`, { query: { statistics: true } })).body.statistics.commit_count, 1)
       const [event] = await pushEvents(project)
       assert.equal(event?.author_id, owner.user.id)
       assert.equal(event?.action_name, 'pushed new')

@@ -12,8 +12,8 @@ export const SIMPLE_FIELDS = [
 
 /** The full form of a group project whose issues are enabled, as lists and other callers get it. */
 export const FULL_FIELDS = [
-  ...SIMPLE_FIELDS, '_links', 'archived', 'ci_config_path', 'container_registry_enabled', 'creator_id', 'import_status',
-  'issues_enabled', 'jobs_enabled', 'lfs_enabled', 'merge_method', 'merge_requests_enabled', 'namespace',
+  ...SIMPLE_FIELDS, '_links', 'archived', 'ci_config_path', 'container_registry_enabled', 'creator_id', 'empty_repo',
+  'import_status', 'issues_enabled', 'jobs_enabled', 'lfs_enabled', 'merge_method', 'merge_requests_enabled', 'namespace',
   'only_allow_merge_if_all_discussions_are_resolved', 'only_allow_merge_if_pipeline_succeeds', 'open_issues_count',
   'printing_merge_request_link_enabled', 'public_jobs', 'request_access_enabled', 'resolve_outdated_diff_discussions',
   'shared_runners_enabled', 'shared_with_groups', 'snippets_enabled', 'visibility', 'wiki_enabled',

@@ -78,6 +78,9 @@ describe('Web hook deliveries', () => {
     assert.ok(push, 'a Push Hook arrived')
     assert.equal(push.path, '/all')
     assert.equal(push.headers['x-service-token'], 'hook-token')
+    // The original's names too, which receivers written for it check.
+    assert.equal(push.headers['x-gitlab-event'], 'Push Hook')
+    assert.equal(push.headers['x-gitlab-token'], 'hook-token')
     assert.equal(push.headers['content-type'], 'application/json')
     const body = push.body
     assert.equal(body.object_kind, 'push')
@@ -182,6 +185,9 @@ describe('Web hook deliveries', () => {
       ['/confidential', 'Confidential Issue Hook', 'Secret'],
       ['/all', 'Issue Hook', 'Open'],
     ])
+    const tokenless = receiver.received.find((r) => r.path === '/confidential')!
+    assert.equal(tokenless.headers['x-gitlab-event'], 'Confidential Issue Hook')
+    assert.equal('x-gitlab-token' in tokenless.headers, false)
     await t.api('DELETE', `/projects/${project.id}/hooks/${confidentialOnly.id}`)
   })
 

@@ -1,14 +1,15 @@
-// Project integrations (spec: Project integrations (services)): for every kind in the catalog, PUT
-// /projects/:id/services/<slug> (its required parameters enforced, activates it; answers the
-// integration), GET (settings without secrets; a kind never configured shows its defaults with a
-// null id) and DELETE (deactivates and clears, 204). Maintainers and up; a private project is 404
-// to those who cannot see it. The deprecated container cluster kind answers 400 while inactive.
+// Project integrations (spec: Project integrations (services)): for every kind in the catalog, under
+// its slug and under the original's slug for it, PUT /projects/:id/services/<slug> (its required
+// parameters enforced, activates it; answers the integration), GET (settings without secrets; a
+// kind never configured shows its defaults with a null id) and DELETE (deactivates and clears,
+// 204). Maintainers and up; a private project is 404 to those who cannot see it. The deprecated
+// container cluster kind answers 400 while inactive.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { ProjectIntegration, presentIntegration } from '../../entities/integration.js'
 import {
-  INTEGRATION_KINDS, integrationKind, type EventFlag, type IntegrationField, type IntegrationKind,
+  INTEGRATION_SLUGS, integrationSlug, type EventFlag, type IntegrationField, type IntegrationKind, type IntegrationSlug,
 } from '../../services/integrations/catalog.js'
 import {
   clearIntegration, findIntegration, initialSettings, parseSettings, saveIntegration, type IntegrationSettings,
@@ -35,10 +36,10 @@ function fieldSchema(field: IntegrationField): TSchema {
   return field.required ? schema : Type.Optional(schema)
 }
 
-/** The PUT parameters of a kind: its settings and the event flags it takes. */
-function putBody(kind: IntegrationKind) {
+/** The PUT parameters of a kind under a slug: its settings and the event flags it takes. */
+function putBody({ kind, paramName }: IntegrationSlug) {
   const properties: Record<string, TSchema> = {}
-  for (const field of kind.fields) properties[field.name] = fieldSchema(field)
+  for (const field of kind.fields) properties[paramName(field)] = fieldSchema(field)
   for (const event of kind.events) properties[event] = Type.Optional(BooleanParam())
   return Type.Object(properties)
 }
@@ -53,29 +54,30 @@ async function loadIntegration(req: FastifyRequest, loaded: LoadedProject, kind:
 }
 
 /** A slug of the catalog, or the original's 400 for a value outside it. */
-function kindOf(slug: string): IntegrationKind {
-  const kind = integrationKind(slug)
-  if (kind === undefined) throw new ApiError(400, { error: 'service_slug does not have a valid value' })
-  return kind
+function slugOf(slug: string): IntegrationSlug {
+  const named = integrationSlug(slug)
+  if (named === undefined) throw new ApiError(400, { error: 'service_slug does not have a valid value' })
+  return named
 }
 
 const integrations: FastifyPluginAsyncTypebox = async (app) => {
-  for (const kind of INTEGRATION_KINDS) {
-    app.put(`/projects/:id/services/${kind.slug}`, {
-      schema: { params: IdParams, body: putBody(kind), response: { 200: ProjectIntegration } },
+  for (const named of INTEGRATION_SLUGS) {
+    const { kind } = named
+    app.put(`/projects/:id/services/${named.slug}`, {
+      schema: { params: IdParams, body: putBody(named), response: { 200: ProjectIntegration } },
     }, async (req) => {
       const loaded = await loadProjectFor(req, req.params.id, 'admin_project')
       await loadIntegration(req, loaded, kind)
       const body = req.body as Record<string, unknown>
       const settings: IntegrationSettings = {}
       for (const field of kind.fields) {
-        const value = body[field.name]
+        const value = body[named.paramName(field)]
         if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') settings[field.name] = value
       }
       const events: Partial<Record<EventFlag, boolean>> = {}
       for (const event of kind.events) if (typeof body[event] === 'boolean') events[event] = body[event] as boolean
       const row = await saveIntegration(req.ingot, loaded.project.id, kind, { settings, events })
-      return presentIntegration(kind, row, parseSettings(row))
+      return presentIntegration(named, row, parseSettings(row))
     })
   }
 
@@ -83,16 +85,16 @@ const integrations: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: SlugParams, response: { 200: ProjectIntegration } },
   }, async (req) => {
     const loaded = await loadProjectFor(req, req.params.id, 'admin_project')
-    const kind = kindOf(req.params.service_slug)
-    const row = await loadIntegration(req, loaded, kind)
-    return presentIntegration(kind, row, row === null ? initialSettings(kind) : parseSettings(row))
+    const named = slugOf(req.params.service_slug)
+    const row = await loadIntegration(req, loaded, named.kind)
+    return presentIntegration(named, row, row === null ? initialSettings(named.kind) : parseSettings(row))
   })
 
   app.delete('/projects/:id/services/:service_slug', {
     schema: { params: SlugParams },
   }, async (req, reply) => {
     const loaded = await loadProjectFor(req, req.params.id, 'admin_project')
-    const kind = kindOf(req.params.service_slug)
+    const { kind } = slugOf(req.params.service_slug)
     await loadIntegration(req, loaded, kind)
     await clearIntegration(req.ingot.db, loaded.project.id, kind)
     return reply.code(204).send()

@@ -393,8 +393,7 @@ const projects: FastifyPluginAsyncTypebox = async (app) => {
     authorize(canOnProject(req.actor, loaded, 'admin_project'))
     if (body.name !== undefined) authorize(canOnProject(req.actor, loaded, 'rename_project'))
     if (body.visibility !== undefined) authorize(canOnProject(req.actor, loaded, 'change_visibility_level'))
-    const { db, repositories } = req.ingot
-    const project = await updateProject(db, repositories, requireActor(req), loaded, {
+    const project = await updateProject(req.ingot, requireActor(req), loaded, {
       ...settingsOf(body),
       ...(body.name === undefined ? {} : { name: body.name }),
       ...(body.path === undefined ? {} : { path: body.path }),

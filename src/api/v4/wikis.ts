@@ -1,4 +1,5 @@
-// Project wikis (spec: Wikis): pages of the wiki repository listed (with `with_content`), read by
+// Project wikis (spec: Wikis): pages of the wiki repository listed (with `with_content`; paginated,
+// as every list, with only the page's contents read), read by
 // slug (`dir%2Fpage` for pages in directories), created, updated (a new title moves the file),
 // deleted, and attachments uploaded into it. Reading needs read_wiki, writing create_wiki
 // (Developer), deleting admin_wiki (Maintainer), each 403 when the project is readable but the
@@ -7,8 +8,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { missingOneOf, notFound } from '../../common/errors.js'
 import { loadProjectFor, requireActor } from '../load.js'
-import { BooleanParam, FileParam, IdParams, OneOf } from '../params.js'
-import { WIKI_FORMATS, type WikiFormat, findWikiPage, listWikiPages, readPageContent, wikiTip } from '../../finders/wiki-pages-finder.js'
+import { BooleanParam, FileParam, IdParams, OneOf, Pagination } from '../params.js'
+import { pageParams } from '../../common/pages.js'
+import { setPaginationHeaders } from '../pagination.js'
+import {
+  WIKI_FORMATS, type WikiFormat, findWikiPage, listWikiPages, readPageContent, wikiTip, withPageContents,
+} from '../../finders/wiki-pages-finder.js'
 import { createWikiPage, deleteWikiPage, updateWikiPage } from '../../services/wikis/write-wiki-page.js'
 import { createWikiAttachment } from '../../services/wikis/create-wiki-attachment.js'
 import {
@@ -39,16 +44,19 @@ const wikis: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional' },
     schema: {
       params: IdParams,
-      querystring: Type.Object({ with_content: BooleanParam({ default: false }) }),
+      querystring: Type.Composite([Type.Object({ with_content: BooleanParam({ default: false }) }), Pagination]),
       response: { 200: Type.Array(WikiPageListed) },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const { project } = await loadProjectFor(req, req.params.id, 'read_wiki')
     const { repositories } = req.ingot
     const tip = await wikiTip(repositories, project.id)
-    if (tip === null) return []
-    const pages = await listWikiPages(repositories.openWiki(project.id), tip, req.query.with_content)
-    return pages.map(presentWikiPageListed)
+    const wiki = repositories.openWiki(project.id)
+    const pages = tip === null ? [] : await listWikiPages(wiki, tip)
+    const { page, perPage } = pageParams(req.query)
+    const items = pages.slice((page - 1) * perPage, page * perPage)
+    setPaginationHeaders(req, reply, { items, total: pages.length, page, perPage })
+    return (await withPageContents(wiki, items, req.query.with_content)).map(presentWikiPageListed)
   })
 
   app.get('/projects/:id/wikis/:slug', {

@@ -13,6 +13,7 @@ import * as m0010 from './0010_housekeeping.js'
 import * as m0011 from './0011_job_states.js'
 import * as m0012 from './0012_merge_recovery.js'
 import * as m0013 from './0013_issue_counts_of_deleted_projects.js'
+import * as m0014 from './0014_empty_repo.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_job_states': m0011,
   '0012_merge_recovery': m0012,
   '0013_issue_counts_of_deleted_projects': m0013,
+  '0014_empty_repo': m0014,
 }

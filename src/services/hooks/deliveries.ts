@@ -1,8 +1,9 @@
 // Webhook and system hook deliveries. Listeners on the push and activity hook points ask one indexed
 // question — has this project (or the instance) a hook for this event? — and, only when one does,
 // enqueue one fan-out job (the kinds are in jobs.ts). That job builds the payload once and enqueues
-// one delivery job per hook; a delivery job POSTs it with X-Service-Event and X-Service-Token, and a
-// non-2xx answer or an error fails the job, so the queue retries it with backoff. Deliveries go
+// one delivery job per hook; a delivery job POSTs it with X-Service-Event and X-Service-Token (and
+// the original's X-Gitlab-Event and X-Gitlab-Token), and a non-2xx answer or an error fails the
+// job, so the queue retries it with backoff. Deliveries go
 // through outbound-http: each takes a job slot for at most the outbound timeout, and the process
 // never has more than its cap of requests in flight. A dead receiver must not cost a slot once per
 // event: after FAILURES_BEFORE_BACKOFF failures in a row its hook backs off (one minute, doubling
@@ -282,6 +283,9 @@ async function recordOutcome(db: Db, hook: WebHookRow, status: number | null, er
 export async function deliver(ctx: AppContext, hook: WebHookRow, event: string, payload: HookPayload, signal?: AbortSignal): Promise<OutboundResponse> {
   const headers: Record<string, string> = { 'X-Service-Event': event }
   if (hook.token !== null && hook.token !== '') headers['X-Service-Token'] = hook.token.replace(/[\r\n]/g, '')
+  // The original 11.5's names as well: receivers written for it read X-Gitlab-Event and X-Gitlab-Token.
+  headers['X-Gitlab-Event'] = event
+  if (headers['X-Service-Token'] !== undefined) headers['X-Gitlab-Token'] = headers['X-Service-Token']
   try {
     const response = await postJson(ctx, {
       url: hook.url, body: payload, headers, verifyTls: hook.enable_ssl_verification === 1, allowLocal: hook.project_id === null,

@@ -35,7 +35,7 @@ async function wikiSample(ctx: AppContext, ref: ProjectRef, user: UserRow): Prom
   const tip = ref.project.wiki_enabled === 1 ? await wikiTip(ctx.repositories, ref.project.id) : null
   if (tip === null) throw missing
   const wiki = ctx.repositories.openWiki(ref.project.id)
-  const first = (await listWikiPages(wiki, tip, false))[0]
+  const first = (await listWikiPages(wiki, tip))[0]
   if (first === undefined) throw missing
   return wikiPagePayload(ctx, ref, {
     action: 'create', userId: user.id, slug: first.slug, title: first.title, format: first.format,

@@ -2,7 +2,9 @@
 // /projects/:id/services/, its title, its settings (which are required, which are secret and never
 // shown, which are URLs and which of those Ingot itself would request) and the event flags its PUT
 // takes, after the original's supported events. The slugs name what each kind does; docs/integrations.md
-// maps them to the spec's table.
+// maps them to the spec's table. Each kind also answers under the original's slug for it (named after
+// the product, left out of the spec), which is what clients (python-gitlab, the Terraform provider)
+// send.
 
 export const EVENT_FLAGS = [
   'push_events', 'issues_events', 'confidential_issues_events', 'merge_requests_events', 'tag_push_events',
@@ -22,10 +24,14 @@ export interface IntegrationField {
   outbound?: boolean
   /** The value a new integration starts with when its first PUT leaves the field out. */
   initial?: boolean | number
+  /** The parameter's name under the kind's original slug, where the original named it otherwise. */
+  originalName?: string
 }
 
 export interface IntegrationKind {
   slug: string
+  /** The original 11.5's slug for the same kind (lib/api/services.rb), when it differs from `slug`. */
+  originalSlug?: string
   title: string
   fields: readonly IntegrationField[]
   /** The event flags its PUT accepts (every flag is shown by GET). */
@@ -54,31 +60,31 @@ const CHAT_EVENTS: readonly EventFlag[] = [
 
 export const INTEGRATION_KINDS: readonly IntegrationKind[] = [
   {
-    slug: 'task-tracker-comments', title: 'Task tracker comments',
+    slug: 'task-tracker-comments', originalSlug: 'asana', title: 'Task tracker comments',
     fields: [secret('api_key'), optional('restrict_to_branch')], events: ['push_events'],
   },
   {
-    slug: 'source-commits', title: 'Source commits',
+    slug: 'source-commits', originalSlug: 'assembla', title: 'Source commits',
     fields: [secret('token'), optional('subdomain')], events: ['push_events'],
   },
   {
-    slug: 'ci-build-server', title: 'CI build server',
-    fields: [required('build_server_url', 'url', { outbound: true }), required('build_key'), required('username'), secret('password')],
+    slug: 'ci-build-server', originalSlug: 'bamboo', title: 'CI build server',
+    fields: [required('build_server_url', 'url', { outbound: true, originalName: 'bamboo_url' }), required('build_key'), required('username'), secret('password')],
     events: ['push_events'],
   },
-  { slug: 'bug-tracker', title: 'Bug tracker', fields: issueTrackerFields, events: ['push_events'], titleSetting: true },
+  { slug: 'bug-tracker', originalSlug: 'bugzilla', title: 'Bug tracker', fields: issueTrackerFields, events: ['push_events'], titleSetting: true },
   { slug: 'custom-issue-tracker', title: 'Custom Issue Tracker', fields: issueTrackerFields, events: ['push_events'], titleSetting: true },
   {
-    slug: 'ci-pipelines', title: 'CI pipelines',
+    slug: 'ci-pipelines', originalSlug: 'buildkite', title: 'CI pipelines',
     fields: [secret('token'), required('project_url', 'url'), optional('enable_ssl_verification', 'boolean', { initial: true })],
     events: ['push_events', 'merge_requests_events', 'tag_push_events'],
   },
   {
-    slug: 'team-chat', title: 'Team chat',
+    slug: 'team-chat', originalSlug: 'campfire', title: 'Team chat',
     fields: [secret('token'), optional('subdomain'), optional('room')], events: ['push_events'],
   },
   {
-    slug: 'ci-runner-service', title: 'CI runner service',
+    slug: 'ci-runner-service', originalSlug: 'drone-ci', title: 'CI runner service',
     fields: [secret('token'), required('drone_url', 'url', { outbound: true }), optional('enable_ssl_verification', 'boolean', { initial: true })],
     events: ['push_events', 'merge_requests_events', 'tag_push_events'],
   },
@@ -88,9 +94,9 @@ export const INTEGRATION_KINDS: readonly IntegrationKind[] = [
     events: ['push_events', 'tag_push_events'],
   },
   { slug: 'external-wiki', title: 'External Wiki', fields: [required('external_wiki_url', 'url')], events: [] },
-  { slug: 'collaboration-inbox', title: 'Collaboration inbox', fields: [secret('token')], events: ['push_events'] },
+  { slug: 'collaboration-inbox', originalSlug: 'flowdock', title: 'Collaboration inbox', fields: [secret('token')], events: ['push_events'] },
   {
-    slug: 'chat-webhook', title: 'Chat webhook',
+    slug: 'chat-webhook', originalSlug: 'hangouts-chat', title: 'Chat webhook',
     fields: [
       required('webhook', 'url', { outbound: true }),
       optional('notify_only_broken_pipelines', 'boolean', { initial: true }),
@@ -99,7 +105,7 @@ export const INTEGRATION_KINDS: readonly IntegrationKind[] = [
     events: CHAT_EVENTS,
   },
   {
-    slug: 'team-chat-rooms', title: 'Team chat rooms',
+    slug: 'team-chat-rooms', originalSlug: 'hipchat', title: 'Team chat rooms',
     fields: [
       secret('token'), optional('color'), optional('room'), optional('api_version'),
       optional('server', 'url', { outbound: true }), optional('notify', 'boolean'),
@@ -107,7 +113,7 @@ export const INTEGRATION_KINDS: readonly IntegrationKind[] = [
     events: ['push_events', 'issues_events', 'confidential_issues_events', 'merge_requests_events', 'note_events', 'tag_push_events', 'pipeline_events'],
   },
   {
-    slug: 'irc-gateway', title: 'IRC gateway',
+    slug: 'irc-gateway', originalSlug: 'irker', title: 'IRC gateway',
     fields: [
       required('recipients'), optional('default_irc_uri'), optional('server_host'), optional('server_port', 'integer'),
       optional('colorize_messages', 'boolean'),
@@ -115,7 +121,7 @@ export const INTEGRATION_KINDS: readonly IntegrationKind[] = [
     events: ['push_events'],
   },
   {
-    slug: 'issue-tracker-workflow', title: 'Issue tracker with workflow',
+    slug: 'issue-tracker-workflow', originalSlug: 'jira', title: 'Issue tracker with workflow',
     fields: [
       required('url', 'url', { outbound: true }), required('project_key'), required('username'), secret('password'),
       optional('jira_issue_transition_id', 'integer', { initial: 2 }),
@@ -123,15 +129,32 @@ export const INTEGRATION_KINDS: readonly IntegrationKind[] = [
     events: ['merge_requests_events'],
   },
   {
-    slug: 'container-cluster', title: 'Container cluster',
+    slug: 'container-cluster', originalSlug: 'kubernetes', title: 'Container cluster',
     fields: [required('namespace'), required('api_url', 'url', { outbound: true }), secret('token'), optional('ca_pem')],
     events: [], deprecated: true,
   },
 ]
 
-const BY_SLUG = new Map(INTEGRATION_KINDS.map((kind) => [kind.slug, kind]))
+/**
+ * A slug a request may name: the kind it stands for, and the names of the kind's parameters under
+ * it (the original's names under its slug).
+ */
+export interface IntegrationSlug {
+  slug: string
+  kind: IntegrationKind
+  paramName(field: IntegrationField): string
+}
 
-export function integrationKind(slug: string): IntegrationKind | undefined {
+export const INTEGRATION_SLUGS: readonly IntegrationSlug[] = INTEGRATION_KINDS.flatMap((kind) => [
+  { slug: kind.slug, kind, paramName: (field: IntegrationField) => field.name },
+  ...kind.originalSlug === undefined ? [] : [{
+    slug: kind.originalSlug, kind, paramName: (field: IntegrationField) => field.originalName ?? field.name,
+  }],
+])
+
+const BY_SLUG = new Map(INTEGRATION_SLUGS.map((entry) => [entry.slug, entry]))
+
+export function integrationSlug(slug: string): IntegrationSlug | undefined {
   return BY_SLUG.get(slug)
 }
 

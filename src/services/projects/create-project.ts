@@ -22,6 +22,7 @@ import { NULL_OID } from '../../git/repository.js'
 import { writeCommit } from '../../git/write.js'
 import { NO_PROJECT_ACCESS, groupAccessFor, projectAccessFor } from '../../finders/access.js'
 import { moveRef } from '../push/move-refs.js'
+import { refreshStatistics } from './refresh-statistics.js'
 import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { projectSystemActivities } from '../hooks/system-payloads.js'
 
@@ -230,7 +231,10 @@ export async function createProject(
       runners_token: randomBytes(15).toString('base64url'),
       // A fork is complete when created (the original's import finishes later: 'scheduled' first),
       // and shows the source's README until its own statistics job runs.
-      ...(forkOf === undefined ? {} : { forked_from_project_id: forkOf.id, import_status: 'finished', readme_path: forkOf.readme_path }),
+      // A fork's repository is a copy of its source's: as empty as it is.
+      ...(forkOf === undefined ? {} : {
+        forked_from_project_id: forkOf.id, import_status: 'finished', readme_path: forkOf.readme_path, empty_repo: forkOf.empty_repo,
+      }),
       created_at: now,
       updated_at: now,
       last_activity_at: now,
@@ -283,7 +287,9 @@ export async function initializeWithReadme(ctx: AppContext, actor: Actor, projec
     ctx.log.warn({ project: project.id, outcome }, 'the README of initialize_with_readme was not committed')
     return project
   }
-  // The statistics job that the push enqueued would find the README too; the answer shows it already.
-  return ctx.db.updateTable('projects').set({ readme_path: 'README.md' })
-    .where('id', '=', project.id).returningAll().executeTakeFirstOrThrow()
+  // The statistics and the README of a one-commit repository cost little to work out now, and
+  // callers read them right after creating (clients that read commit_count saw 0 until the
+  // push's job ran); the job still brings the commit-graph.
+  await refreshStatistics(ctx, project.id)
+  return ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirstOrThrow()
 }

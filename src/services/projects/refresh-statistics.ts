@@ -1,6 +1,6 @@
 // What a project shows of its repository without reading it on every request, worked out by a job
-// after pushes, forks and README commits so that none of them waits: the statistics (spec: Project
-// `statistics`: commits on the default branch, the repository's size) and the README behind
+// after pushes, forks and default branch changes so that none of them waits: the statistics (spec:
+// Project `statistics`: commits on the default branch, the repository's size) and the README behind
 // `readme_url`. The same job (its kind is in jobs.ts) keeps the repository's commit-graph current,
 // which history reads by path (last commits of files, commit lists with `path`) need to stay fast
 // on long histories.

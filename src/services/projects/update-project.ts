@@ -2,13 +2,14 @@
 // name and path stay unique in the namespace, a new visibility must fit the group and the
 // restricted levels (and, for a fork, its source's), and a new default branch must be a branch of
 // the repository (or the repository must still be empty); readme_url follows the new default
-// branch at once. Which caller may change what is the route's question.
+// branch at once, and the statistics (which count its commits) through their job. Which caller may
+// change what is the route's question.
+import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow, ProjectRow, ProjectsTable } from '../../db/schema.js'
 import type { Updateable } from 'kysely'
 import type { Actor } from '../../auth/actor.js'
 import { validationFailed } from '../../common/errors.js'
-import type { RepositoryStorage } from '../../git/storage.js'
 import { BRANCH_PREFIX, isValidRefName } from '../../git/ref-names.js'
 import { visibilityLevel, visibilityName } from '../../policies/access-levels.js'
 import { getApplicationSettings } from '../settings.js'
@@ -17,7 +18,7 @@ import { collectErrors } from '../validation.js'
 import {
   ciConfigPathErrors, isUniqueViolation, nameAndPathErrors, normalizeTagList, settingFlags, type ProjectSettingsInput,
 } from './create-project.js'
-import { readmePathOf } from './refresh-statistics.js'
+import { enqueueStatisticsRefresh, readmePathOf } from './refresh-statistics.js'
 
 export interface UpdateProjectInput extends ProjectSettingsInput {
   name?: string
@@ -33,9 +34,10 @@ async function forkVisibilityErrors(db: Db, project: ProjectRow, level: number):
 }
 
 export async function updateProject(
-  db: Db, repositories: RepositoryStorage, actor: Actor,
+  ctx: Pick<AppContext, 'db' | 'repositories' | 'jobs'>, actor: Actor,
   subject: { project: ProjectRow; namespace: NamespaceRow }, input: UpdateProjectInput,
 ): Promise<ProjectRow> {
+  const { db, repositories } = ctx
   const { project, namespace } = subject
   const name = input.name ?? project.name
   const path = input.path ?? project.path
@@ -76,11 +78,13 @@ export async function updateProject(
   // HEAD moves first, outside any transaction (git never runs while one holds SQLite's write lock),
   // and back when the row cannot be written: a failed HEAD update leaves the row as it was.
   if (newHead !== null) await repositories.setHead(project.id, newHead)
-  return db.updateTable('projects').set(changes).where('id', '=', project.id)
+  const updated = await db.updateTable('projects').set(changes).where('id', '=', project.id)
     .returningAll().executeTakeFirstOrThrow()
     .catch(async (err: unknown) => {
       if (newHead !== null && project.default_branch !== null) await repositories.setHead(project.id, project.default_branch)
       if (isUniqueViolation(err)) throw validationFailed({ name: ['has already been taken'], path: ['has already been taken'] })
       throw err
     })
+  if (newHead !== null) await enqueueStatisticsRefresh(ctx, project.id)
+  return updated
 }

@@ -1,11 +1,13 @@
 // What follows every push, whatever moved the refs (git over any transport, or the API's writes):
 // a `pushed` contribution event per ref with its push_data, the default branch of a project's
 // first push (and its protection from the default_branch_protection setting), the project's
-// last activity, a statistics refresh job, and then the push listeners — the hook point where
-// later capabilities (merge requests, pipelines, webhooks) react to pushes.
+// last activity and whether its repository is empty, a statistics refresh job, and then the push
+// listeners — the hook point where later capabilities (merge requests, pipelines, webhooks) react
+// to pushes.
 import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { ProjectRow } from '../../db/schema.js'
+import { flag } from '../../db/values.js'
 import { NULL_OID, type GitRepository } from '../../git/repository.js'
 import { countPushedCommits } from '../../git/pushed-commits.js'
 import { commitTitle } from '../../entities/commit.js'
@@ -117,6 +119,8 @@ export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Act
     Promise.all(updates.map((update) => pushDataOf(repo, update, listBranches))),
   ])
   const newDefault = keepsDefault ? null : firstDefaultBranch(updates, await repo.headBranch(), await listBranches())
+  // Only a push that creates or deletes a branch can make the repository empty or not.
+  const emptyRepo = branchesChanged ? (await listBranches()).length === 0 : null
   const defaultBranch = newDefault ?? (keepsDefault ? project.default_branch : null)
   // The first push into an empty repository protects the default branch it creates, as the
   // instance's default_branch_protection says; later pushes and branches written before leave it be.
@@ -134,6 +138,7 @@ export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Act
       .set((eb) => ({
         last_activity_at: now, pushes_since_gc: eb('pushes_since_gc', '+', 1),
         ...(newDefault === null ? {} : { default_branch: newDefault, updated_at: now }),
+        ...(emptyRepo === null ? {} : { empty_repo: flag(emptyRepo) }),
       }))
       .where('id', '=', project.id).execute()
     if (defaultBranch !== null && protection !== null) {

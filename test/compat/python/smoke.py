@@ -16,6 +16,16 @@ group = gl.groups.create({'name': 'python-group', 'path': 'python-group'})
 project = gl.projects.create({'name': 'python-project', 'namespace_id': group.id, 'initialize_with_readme': True})
 assert project.default_branch == 'master', project.default_branch
 assert [p.id for p in gl.projects.list(search='python-project')] == [project.id]
+assert project.empty_repo is False
+
+# Integrations by the original's product slugs, as python-gitlab names them.
+chat = project.services.get('hangouts-chat')
+assert not chat.active
+chat.webhook = 'https://203.0.113.10/v1/spaces/room/messages'
+chat.save()
+assert project.services.get('hangouts-chat').active
+project.services.delete('hangouts-chat')
+assert not project.services.get('hangouts-chat').active
 
 readme = project.files.get(file_path='README.md', ref='master')
 assert readme.decode().startswith(b'# python-project'), readme.decode()
