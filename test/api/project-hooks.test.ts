@@ -255,12 +255,12 @@ describe('Project hooks API', () => {
       assert.equal(sent?.body.object_attributes.action, undefined)
     })
 
-    it('answers 422 with what the receiver said when it fails', async () => {
+    it('answers 422 with the receiver’s status alone when it fails, never what it said', async () => {
       const hook = (await create({ url: `${receiver.url}/fails` })).body
       receiver.answers.push(500)
       const res = await t.api('POST', `${base}/${hook.id}/test/push_events`, { token: m.tokens.maintainer })
       assert.equal(res.status, 422)
-      assert.deepEqual(res.body, { message: 'failed with 500' })
+      assert.deepEqual(res.body, { message: 'Hook executed successfully but returned HTTP 500' })
       const row = await t.ctx.db.selectFrom('web_hooks').selectAll().where('id', '=', hook.id).executeTakeFirstOrThrow()
       assert.equal(row.last_delivery_status, 500)
     })
