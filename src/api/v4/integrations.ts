@@ -75,7 +75,7 @@ const integrations: FastifyPluginAsyncTypebox = async (app) => {
       const events: Partial<Record<EventFlag, boolean>> = {}
       for (const event of kind.events) if (typeof body[event] === 'boolean') events[event] = body[event] as boolean
       const row = await saveIntegration(req.ingot, loaded.project.id, kind, { settings, events })
-      return presentIntegration(kind, row, parseSettings(row))
+      return presentIntegration(kind, row, parseSettings(req.ingot.secrets, row))
     })
   }
 
@@ -85,7 +85,7 @@ const integrations: FastifyPluginAsyncTypebox = async (app) => {
     const loaded = await loadProjectFor(req, req.params.id, 'admin_project')
     const kind = kindOf(req.params.service_slug)
     const row = await loadIntegration(req, loaded, kind)
-    return presentIntegration(kind, row, row === null ? initialSettings(kind) : parseSettings(row))
+    return presentIntegration(kind, row, row === null ? initialSettings(kind) : parseSettings(req.ingot.secrets, row))
   })
 
   app.delete('/projects/:id/services/:service_slug', {

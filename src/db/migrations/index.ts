@@ -1,5 +1,7 @@
 // Every migration, in order. Kysely records which have run; never edit one that has landed on main.
+// Migrations that seal or open secrets are built with the instance's secret box.
 import type { Migration } from 'kysely'
+import type { SecretBox } from '../../common/secret-box.js'
 import * as m0001 from './0001_initial.js'
 import * as m0002 from './0002_repositories.js'
 import * as m0003 from './0003_forks_and_readme.js'
@@ -11,17 +13,25 @@ import * as m0008 from './0008_notification_settings.js'
 import * as m0009 from './0009_sessions.js'
 import * as m0010 from './0010_housekeeping.js'
 import * as m0011 from './0011_job_states.js'
+import { sealSecrets } from './0012_sealed_secrets.js'
 
-export const migrations: Record<string, Migration> = {
-  '0001_initial': m0001,
-  '0002_repositories': m0002,
-  '0003_forks_and_readme': m0003,
-  '0004_collaboration': m0004,
-  '0005_application_settings': m0005,
-  '0006_web_hooks': m0006,
-  '0007_integrations': m0007,
-  '0008_notification_settings': m0008,
-  '0009_sessions': m0009,
-  '0010_housekeeping': m0010,
-  '0011_job_states': m0011,
+export interface MigrationTools {
+  secrets: SecretBox
+}
+
+export function migrations(tools: MigrationTools): Record<string, Migration> {
+  return {
+    '0001_initial': m0001,
+    '0002_repositories': m0002,
+    '0003_forks_and_readme': m0003,
+    '0004_collaboration': m0004,
+    '0005_application_settings': m0005,
+    '0006_web_hooks': m0006,
+    '0007_integrations': m0007,
+    '0008_notification_settings': m0008,
+    '0009_sessions': m0009,
+    '0010_housekeeping': m0010,
+    '0011_job_states': m0011,
+    '0012_sealed_secrets': sealSecrets(tools.secrets),
+  }
 }

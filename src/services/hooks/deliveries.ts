@@ -281,7 +281,8 @@ async function recordOutcome(db: Db, hook: WebHookRow, status: number | null, er
  */
 export async function deliver(ctx: AppContext, hook: WebHookRow, event: string, payload: HookPayload, signal?: AbortSignal): Promise<OutboundResponse> {
   const headers: Record<string, string> = { 'X-Service-Event': event }
-  if (hook.token !== null && hook.token !== '') headers['X-Service-Token'] = hook.token.replace(/[\r\n]/g, '')
+  const token = hook.encrypted_token === null ? '' : ctx.secrets.open('web_hooks.token', hook.encrypted_token)
+  if (token !== '') headers['X-Service-Token'] = token.replace(/[\r\n]/g, '')
   try {
     const response = await postJson(ctx, {
       url: hook.url, body: payload, headers, verifyTls: hook.enable_ssl_verification === 1, allowLocal: hook.project_id === null,
