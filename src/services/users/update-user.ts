@@ -1,5 +1,7 @@
 // Updates a user's account and profile (PUT /users/:id). A username change renames the personal
-// namespace, a name change its full name; a new password must be changed at the next sign-in.
+// namespace, a name change its full name; a new password must be changed at the next sign-in, and
+// ends the user's web sessions — whoever held one with the old password (a stolen cookie too) is
+// signed out — but the session making the change.
 import type { Db } from '../../db/index.js'
 import type { UserRow, UserUpdate } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
@@ -33,7 +35,12 @@ const PROFILE_FIELDS = [
   'bio', 'location', 'public_email', 'messenger', 'professional_network', 'microblog', 'website_url', 'organization',
 ] as const
 
-export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput): Promise<UserRow> {
+export interface UpdateUserOptions {
+  /** The caller's own session when they change their own password: it stays signed in. */
+  keepSessionId?: number
+}
+
+export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput, options: UpdateUserOptions = {}): Promise<UserRow> {
   // The original answers these clashes with 404, not 409 (spec: Errors, rule 3).
   if (input.email !== undefined && await emailTaken(db, input.email, user.id)) throw apiError(404, 'Email has already been taken')
   if (input.username !== undefined && await usernameTakenByUser(db, input.username, user.id)) {
@@ -85,6 +92,10 @@ export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput):
         }).where('owner_id', '=', user.id).where('kind', '=', 'user').execute()
       }
       if (identity !== null) await setIdentity(trx, user.id, identity, now)
+      if (input.password !== undefined) {
+        await trx.deleteFrom('sessions').where('user_id', '=', user.id)
+          .$if(options.keepSessionId !== undefined, (q) => q.where('id', '<>', options.keepSessionId!)).execute()
+      }
       return updated
     })
   } catch (err) {
