@@ -7,7 +7,7 @@ import type { Config } from './config.js'
 import { migrateToLatest, openDatabase, type Db, type Dialect } from './db/index.js'
 import { RepositoryStorage } from './git/storage.js'
 import { openSecretBox, type SecretBox } from './common/secret-box.js'
-import { resealSecrets } from './services/secrets/reseal-secrets.js'
+import { missingSecretKeys, resealSecrets } from './services/secrets/reseal-secrets.js'
 import { openJobQueue, type JobQueue } from './jobs/queue.js'
 import { ALL_JOB_KINDS } from './jobs/kinds.js'
 import { PushListeners } from './services/push/after-push.js'
@@ -76,6 +76,10 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated')
     const resealed = await resealSecrets(database.db, secrets)
     if (resealed > 0) log.info({ resealed }, 'secrets sealed with a previous key resealed with the current one')
+    const missingKeys = await missingSecretKeys(database.db, secrets)
+    if (missingKeys.length > 0) {
+      log.error({ keys: missingKeys }, 'stored secrets are sealed with a key Ingot does not have: deliveries and integrations using them fail (see "Secrets at rest" in docs/operations.md)')
+    }
     jobs = await openJobQueue({ config, db: database.db, dialect: database.dialect, log, kinds: ALL_JOB_KINDS, contextOf: (scope) => contextFor(ctx, scope) })
   } catch (err) {
     await database.close()

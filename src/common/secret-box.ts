@@ -82,6 +82,12 @@ export class SecretBox {
     return this.keys.size > 1
   }
 
+  /** The id of the key the value was sealed with, when Ingot does not have that key; null otherwise. */
+  missingKeyOf(value: string): string | null {
+    const [format, keyId = ''] = value.split('.')
+    return format === FORMAT && !this.keys.has(keyId) ? keyId : null
+  }
+
   /** Whether the value was sealed with a key other than the current one (a rotation left it behind). */
   sealedWithPreviousKey(value: string): boolean {
     const [format, keyId] = value.split('.')

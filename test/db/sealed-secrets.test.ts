@@ -61,9 +61,9 @@ describe('secrets at rest', () => {
 
   const configWith = (env: Record<string, string> = {}): Config =>
     loadConfig({ INGOT_DATA_DIR: dataDir, INGOT_DATABASE_URL: database?.url ?? '', INGOT_ROOT_PASSWORD: 'root-password', ...env })
-  const reopen = async (env: Record<string, string> = {}) => {
+  const reopen = async (env: Record<string, string> = {}, log = pino({ level: 'silent' })) => {
     await ctx?.close()
-    ctx = await openContext(configWith(env), pino({ level: 'silent' }))
+    ctx = await openContext(configWith(env), log)
     return ctx
   }
   const rawSecrets = async (c: AppContext) => ({
@@ -135,5 +135,16 @@ describe('secrets at rest', () => {
     const alone = await reopen({ INGOT_SECRET_KEY: KEY_B })
     const row = await alone.db.selectFrom('web_hooks').selectAll().executeTakeFirstOrThrow()
     assert.equal(alone.secrets.open('web_hooks.token', row.encrypted_token!), 'plain-token')
+  })
+
+  it('says at start when stored secrets are sealed with a key it does not have', async () => {
+    const lines: string[] = []
+    const log = pino({ level: 'error' }, { write: (line: string) => { lines.push(line) } })
+    await reopen({ INGOT_SECRET_KEY: 'c'.repeat(40) }, log)
+    assert.equal(lines.length, 1)
+    assert.match(JSON.parse(lines[0]!).msg, /sealed with a key Ingot does not have/)
+    lines.length = 0
+    await reopen({ INGOT_SECRET_KEY: KEY_B }, log)
+    assert.deepEqual(lines, [])
   })
 })

@@ -14,6 +14,22 @@ const SEALED_COLUMNS: readonly { table: string; column: string; purpose: SecretP
 
 const BATCH = 500
 
+/**
+ * Ids of keys that sealed stored secrets and that Ingot does not have (the key file was lost, or
+ * INGOT_SECRET_KEY changed without INGOT_PREVIOUS_SECRET_KEYS), judged by the latest value of each
+ * column: a start with the wrong key says so at once, not at the first delivery.
+ */
+export async function missingSecretKeys(db: Db, secrets: SecretBox): Promise<string[]> {
+  const missing = new Set<string>()
+  for (const { table, column } of SEALED_COLUMNS) {
+    const { rows } = await sql<{ value: string }>`select ${sql.ref(column)} as value from ${sql.table(table)}
+      where ${sql.ref(column)} is not null order by id desc limit 1`.execute(db)
+    const keyId = rows[0] === undefined ? null : secrets.missingKeyOf(rows[0].value)
+    if (keyId !== null) missing.add(keyId)
+  }
+  return [...missing]
+}
+
 /** Reseals values sealed with a previous key; returns how many. Nothing to do without previous keys. */
 export async function resealSecrets(db: Db, secrets: SecretBox): Promise<number> {
   if (!secrets.hasPreviousKeys()) return 0
