@@ -215,8 +215,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     const user = await loadUser(req, req.params.id)
     const { avatar, ...input } = req.body
     checkAvatar(avatar)
-    const own = req.actor?.user.id === user.id ? req.actor.sessionId : undefined
-    const updated = await withAvatar(req, await updateUser(req.ingot.db, user, input, own === undefined ? {} : { keepSessionId: own }), avatar)
+    const updated = await withAvatar(req, await updateUser(req.ingot.db, user, input, { by: req.actor }), avatar)
     return presentAdminForm(req, updated)
   })
 

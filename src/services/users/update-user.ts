@@ -2,6 +2,7 @@
 // namespace, a name change its full name; a new password must be changed at the next sign-in, and
 // ends the user's web sessions — whoever held one with the old password (a stolen cookie too) is
 // signed out — but the session making the change.
+import type { Actor } from '../../auth/actor.js'
 import type { Db } from '../../db/index.js'
 import type { UserRow, UserUpdate } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
@@ -36,8 +37,8 @@ const PROFILE_FIELDS = [
 ] as const
 
 export interface UpdateUserOptions {
-  /** The caller's own session when they change their own password: it stays signed in. */
-  keepSessionId?: number
+  /** Who makes the change (none from the command line): a user changing their own password keeps the session they do it in. */
+  by?: Actor | null
 }
 
 export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput, options: UpdateUserOptions = {}): Promise<UserRow> {
@@ -93,8 +94,9 @@ export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput, 
       }
       if (identity !== null) await setIdentity(trx, user.id, identity, now)
       if (input.password !== undefined) {
+        const kept = options.by?.user.id === user.id ? options.by.sessionId : undefined
         await trx.deleteFrom('sessions').where('user_id', '=', user.id)
-          .$if(options.keepSessionId !== undefined, (q) => q.where('id', '<>', options.keepSessionId!)).execute()
+          .$if(kept !== undefined, (q) => q.where('id', '<>', kept!)).execute()
       }
       return updated
     })
