@@ -212,9 +212,9 @@ export interface OutboundRequest extends OutboundOptions {
   signal?: AbortSignal
 }
 
+/** Only the status: what a receiver says is never shown to whoever pointed Ingot at it. */
 export interface OutboundResponse {
   status: number
-  body: string
 }
 
 type Pinned = Vetted & { address: NonNullable<Vetted['address']> }
@@ -242,18 +242,16 @@ function send(vetted: Pinned, request: OutboundRequest, payload: Buffer, signal:
   }
   return new Promise((resolve, reject) => {
     const req = (secure ? https : http).request(url, options, (res) => {
-      const chunks: Buffer[] = []
+      // The answer is read to its end (so the exchange completes) and counted, not kept.
       let size = 0
       res.on('data', (chunk: Buffer) => {
         size += chunk.length
         if (size > MAX_RESPONSE_BYTES) {
           reject(new OutboundError('too-large', `Response is larger than ${MAX_RESPONSE_BYTES} bytes`))
           req.destroy()
-          return
         }
-        chunks.push(chunk)
       })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }))
       res.on('error', (err) => reject(toOutboundError(err, signal, request.signal)))
     })
     req.on('error', (err) => reject(toOutboundError(err, signal, request.signal)))
