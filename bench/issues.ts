@@ -7,10 +7,12 @@
 //     1,000-issue project for the "no worse than 2×" ratio;
 //   - issue creation through POST /projects/:id/issues at 10 connections (sustained rate);
 //   - merging a merge request (PUT …/merge) of a one-commit branch: median of MERGE_RUNS.
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { openDatabase, migrateToLatest } from '../src/db/index.js'
+import { SecretBox } from '../src/common/secret-box.js'
 import { seedUsersAndProjects } from './seed.js'
 import { seedIssues } from './issues-seed.js'
 import { adminQuery, load, log, median, PG_SERVER, ROOT_TOKEN, startBenchServer, stop, type Row } from './harness.js'
@@ -79,7 +81,7 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   }
   try {
     const handle = await openDatabase({ databaseUrl, dataDir })
-    await migrateToLatest(handle.db)
+    await migrateToLatest(handle.db, { secrets: new SecretBox(randomBytes(32).toString('hex')) })
     const seed = await seedUsersAndProjects(handle.db, 30)
     const [big, small] = (await handle.db.selectFrom('members').select('source_id').where('user_id', '=', seed.reader.id)
       .where('source_type', '=', 'project').orderBy('source_id').limit(2).execute()).map((row) => row.source_id)

@@ -8,6 +8,7 @@
 //     identical precomputed body and headers, then p99 at half the saturating rate.
 // Then the repository engine (bench/git.ts) and the collaboration lists, creation and merges at a
 // million issues (bench/issues.ts). BENCH_PARTS=api, =git or =issues (or a comma list) runs parts.
+import { randomBytes } from 'node:crypto'
 import { spawn, execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -15,6 +16,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { openDatabase, migrateToLatest } from '../src/db/index.js'
+import { SecretBox } from '../src/common/secret-box.js'
 import { seedUsersAndProjects } from './seed.js'
 import type { BenchTarget } from './server.js'
 import { adminQuery, load, log, PG_SERVER, renderTable, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
@@ -86,7 +88,7 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
 
     log(`[${dialect}] seeding ${SEED_COUNT} users and projects`)
     const handle = await openDatabase({ databaseUrl, dataDir })
-    await migrateToLatest(handle.db)
+    await migrateToLatest(handle.db, { secrets: new SecretBox(randomBytes(32).toString('hex')) })
     const seed = await seedUsersAndProjects(handle.db, SEED_COUNT)
     await handle.close()
 

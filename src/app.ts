@@ -146,9 +146,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   })
 
   // (Hooks on every request take a callback rather than returning a promise: it is cheaper.)
-  // Every answer names its request, so a client's report can be matched with our log lines.
+  // Every answer names its request, so a client's report can be matched with our log lines; and
+  // none is sniffed by browsers, so user content (raw files and blobs, snippets, uploads) is only
+  // ever what its content type says, as the original's default headers have it.
   app.addHook('onRequest', (req, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, req.id)
+    reply.header(REQUEST_ID_HEADER, req.id).header('x-content-type-options', 'nosniff')
     done()
   })
   app.addHook('preValidation', (req, _reply, done) => {

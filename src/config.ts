@@ -2,6 +2,7 @@
 // message that names the variable; nothing else in the code reads process.env.
 import net from 'node:net'
 import path from 'node:path'
+import { MIN_SECRET_KEY_LENGTH } from './common/secret-box.js'
 
 export interface Config {
   port: number
@@ -33,6 +34,10 @@ export interface Config {
   shutdownTimeoutMs: number
   /** The port on INGOT_HOST where `ingot worker` serves /-/metrics; 0 for none. */
   workerMetricsPort: number
+  /** The key secrets at rest are sealed with (common/secret-box.ts); null: the key file in the data directory. */
+  secretKey: string | null
+  /** Keys secrets were sealed with before a rotation: still opened, and resealed with the current key at start. */
+  previousSecretKeys: readonly string[]
 }
 
 export class ConfigError extends Error {}
@@ -78,6 +83,11 @@ export function loadConfig(env: Env = process.env): Config {
   const webJobs = parseBoolean(env, 'INGOT_WEB_JOBS', true)
   const shutdownTimeoutMs = parseInteger(env, 'INGOT_SHUTDOWN_TIMEOUT_MS', { fallback: 30_000, min: 0, max: 3_600_000, unit: 'number of milliseconds' })
   const workerMetricsPort = parseInteger(env, 'INGOT_WORKER_METRICS_PORT', { fallback: 0, min: 0, max: 65535, unit: 'port number' })
+  const secretKey = nonEmpty(env.INGOT_SECRET_KEY)
+  const previousSecretKeys = (nonEmpty(env.INGOT_PREVIOUS_SECRET_KEYS) ?? '').split(',').map((key) => key.trim()).filter((key) => key !== '')
+  for (const [name, key] of [['INGOT_SECRET_KEY', secretKey], ...previousSecretKeys.map((key) => ['INGOT_PREVIOUS_SECRET_KEYS', key])] as const) {
+    if (key !== null && key.length < MIN_SECRET_KEY_LENGTH) throw new ConfigError(`${name} must hold keys of at least ${MIN_SECRET_KEY_LENGTH} characters`)
+  }
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -86,6 +96,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundTimeoutMs,
     smtpUrl, emailFrom,
     jobConcurrency, webJobs, shutdownTimeoutMs, workerMetricsPort,
+    secretKey, previousSecretKeys,
   }
 }
 

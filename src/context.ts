@@ -6,6 +6,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.js'
 import { migrateToLatest, openDatabase, type Db, type Dialect } from './db/index.js'
 import { RepositoryStorage } from './git/storage.js'
+import { openSecretBox, type SecretBox } from './common/secret-box.js'
+import { missingSecretKeys, resealSecrets } from './services/secrets/reseal-secrets.js'
 import { openJobQueue, type JobQueue } from './jobs/queue.js'
 import { ALL_JOB_KINDS } from './jobs/kinds.js'
 import { PushListeners } from './services/push/after-push.js'
@@ -30,6 +32,8 @@ export interface AppContext {
   activity: ActivityListeners
   /** Outgoing email (services/mail/mailer.ts); null when INGOT_SMTP_URL is not set. */
   mailer: Mailer | null
+  /** Seals and opens secrets kept in the database (common/secret-box.ts). */
+  secrets: SecretBox
   log: FastifyBaseLogger
   /**
    * The request this context acts for: the request itself, or the one whose change enqueued the job
@@ -59,15 +63,23 @@ export function contextFor(ctx: AppContext, scope: ContextScope): AppContext {
 }
 
 /**
- * Opens the database, brings its schema (and, on PostgreSQL, pg-boss's) up to date and sets up
- * storage and the job queue; jobs are worked only once `ctx.jobs.start()` is called.
+ * Opens the secret box and the database, brings its schema (and, on PostgreSQL, pg-boss's) up to
+ * date, reseals secrets a key rotation left behind, and sets up storage and the job queue; jobs are
+ * worked only once `ctx.jobs.start()` is called.
  */
 export async function openContext(config: Config, log: FastifyBaseLogger): Promise<AppContext> {
+  const secrets = openSecretBox(config)
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   let jobs: JobQueue
   try {
-    const applied = await migrateToLatest(database.db)
+    const applied = await migrateToLatest(database.db, { secrets })
     if (applied.length > 0) log.info({ migrations: applied }, 'database migrated')
+    const resealed = await resealSecrets(database.db, secrets)
+    if (resealed > 0) log.info({ resealed }, 'secrets sealed with a previous key resealed with the current one')
+    const missingKeys = await missingSecretKeys(database.db, secrets)
+    if (missingKeys.length > 0) {
+      log.error({ keys: missingKeys }, 'stored secrets are sealed with a key Ingot does not have: deliveries and integrations using them fail (see "Secrets at rest" in docs/operations.md)')
+    }
     jobs = await openJobQueue({ config, db: database.db, dialect: database.dialect, log, kinds: ALL_JOB_KINDS, contextOf: (scope) => contextFor(ctx, scope) })
   } catch (err) {
     await database.close()
@@ -82,6 +94,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     pushListeners: new PushListeners(),
     activity: new ActivityListeners(),
     mailer: config.smtpUrl === null ? null : createSmtpMailer(config.smtpUrl, config.emailFrom),
+    secrets,
     log,
     requestId: null,
     async close() {

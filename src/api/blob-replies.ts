@@ -13,14 +13,21 @@ export interface BlobContent {
   data: Buffer | null
 }
 
-/** The blob's bytes as they are: text/plain or application/octet-stream, never sniffed by browsers. */
+/**
+ * The blob's bytes as they are: text/plain or application/octet-stream, never a type a browser
+ * renders (HTML, SVG) whatever the file's name; app.ts forbids sniffing.
+ */
 export async function sendRawBlob(reply: FastifyReply, repo: GitRepository, blob: BlobContent): Promise<FastifyReply> {
   const { first, stream } = blob.data === null ? await peekStream(streamBlob(repo, blob.oid)) : { first: blob.data, stream: null }
   return reply
     .header('content-type', looksBinary(first) ? 'application/octet-stream' : 'text/plain; charset=utf-8')
     .header('content-length', String(blob.size))
-    .header('x-content-type-options', 'nosniff')
     .send(stream ?? blob.data)
+}
+
+/** Text users stored (a snippet's content) as text/plain, never a type a browser renders. */
+export function sendRawText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.header('content-type', 'text/plain; charset=utf-8').send(text)
 }
 
 /**

@@ -53,7 +53,7 @@ async function redirectWiki(req: FastifyRequest, reply: FastifyReply, segments: 
   const target = await wikiTarget(req, segments)
   if (target === null) throw notFound('Project')
   const { loaded, slug } = target
-  const external = await externalWikiUrl(req.ingot.db, loaded.project.id)
+  const external = await externalWikiUrl(req.ingot, loaded.project.id)
   if (external !== null) return reply.redirect(external, 302)
   if (loaded.project.wiki_enabled !== 1) throw notFound()
   const wikis = `${req.ingot.config.externalUrl}/api/v4/projects/${loaded.project.id}/wikis`
@@ -63,7 +63,7 @@ async function redirectWiki(req: FastifyRequest, reply: FastifyReply, segments: 
 async function redirectIssues(req: FastifyRequest, reply: FastifyReply, fullPath: string, page: string | undefined) {
   const loaded = await visibleProject(req, fullPath)
   if (loaded === null) throw notFound('Project')
-  const tracker = await externalIssueTracker(req.ingot.db, loaded.project.id)
+  const tracker = await externalIssueTracker(req.ingot, loaded.project.id)
   if (tracker !== null) {
     const url = page === undefined ? tracker.projectUrl : page === 'new' ? tracker.newIssueUrl : tracker.issueUrl(Number(page))
     return reply.redirect(url, 302)

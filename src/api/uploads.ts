@@ -50,7 +50,6 @@ const uploads: FastifyPluginAsyncTypebox = async (app) => {
     return reply
       .type(AVATAR_CONTENT_TYPES[extension] ?? 'application/octet-stream')
       .header('cache-control', 'public, max-age=3600')
-      .header('x-content-type-options', 'nosniff')
       .send(fs.createReadStream(path.join(uploadsRoot(req.ingot.config.dataDir), avatarPath)))
   })
 
@@ -72,7 +71,6 @@ const uploads: FastifyPluginAsyncTypebox = async (app) => {
     return reply
       .type(type)
       .header('cache-control', 'private, max-age=0, must-revalidate')
-      .header('x-content-type-options', 'nosniff')
       .send(fs.createReadStream(file))
   })
 }

@@ -11,6 +11,8 @@ export interface Actor {
   token: AccessTokenRow | null
   /** The administrator who sent the request, when it acts as another user through sudo. */
   sudoFrom: UserRow | null
+  /** The web session whose cookie authenticated the request, when one did. */
+  sessionId?: number
 }
 
 export function isAdmin(actor: Actor | null): boolean {

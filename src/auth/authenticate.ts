@@ -17,6 +17,7 @@ import { findUserById, findUserByUsername } from '../finders/users-finder.js'
 import { getApplicationSettings } from '../services/settings.js'
 import {
   CSRF_HEADER, SESSION_COOKIE, csrfTokenMatches, findActiveSession, isHttps, mustAcceptTerms, parseCookies, serializeCookie,
+  type ActiveSession,
 } from './sessions.js'
 import type { Actor, Scope } from './actor.js'
 
@@ -57,14 +58,15 @@ export function registerAuthentication(app: FastifyInstance, db: Db): void {
       req.actor = await applySudo(db, req, user, token)
       await recordActivity(db, token, req.actor.user)
     } else {
-      const user = await sessionUser(db, req, reply)
-      if (user !== null) {
+      const session = await sessionOf(db, req, reply)
+      if (session !== null) {
+        const { user } = session
         await checkTermsAccepted(db, user)
         // Sudo needs a token, as the original says to a session (an admin's) that asks for it.
         if (sudoIdentifier(req) !== null) {
           throw forbidden(user.admin ? 'Must be authenticated using an OAuth or Personal Access Token to use sudo' : 'Must be admin to use sudo')
         }
-        req.actor = { user, token: null, sudoFrom: null }
+        req.actor = { user, token: null, sudoFrom: null, sessionId: session.session.id }
         await recordActivity(db, null, user)
       } else if (sudoIdentifier(req) !== null) {
         throw unauthorized()
@@ -75,11 +77,11 @@ export function registerAuthentication(app: FastifyInstance, db: Db): void {
 }
 
 /**
- * The user of the request's session cookie, when the request is verified as the original's
+ * The session of the request's cookie, with its user, when the request is verified as the original's
  * RequestForgeryProtection has it (GET/HEAD, or the session's CSRF token in X-CSRF-Token); else
  * null, and the request goes on as anonymous. A session used again gets its cookie renewed.
  */
-async function sessionUser(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<UserRow | null> {
+async function sessionOf(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<ActiveSession | null> {
   const secret = parseCookies(req.headers.cookie).get(SESSION_COOKIE)
   if (secret === undefined) return null
   const verified = req.method === 'GET' || req.method === 'HEAD' || csrfTokenMatches(secret, req.headers[CSRF_HEADER])
@@ -90,7 +92,7 @@ async function sessionUser(db: Db, req: FastifyRequest, reply: FastifyReply): Pr
     const secure = isHttps(req.ingot.config.externalUrl)
     void reply.header('set-cookie', serializeCookie(SESSION_COOKIE, secret, { expiresAt: active.session.expires_at, secure }))
   }
-  return active.user
+  return active
 }
 
 /** 403 for a user who has not accepted enforced terms: the original's access_api rule, and its message. */

@@ -5,7 +5,7 @@ import path from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely'
 import type { Database } from './schema.js'
-import { migrations } from './migrations/index.js'
+import { migrations, type MigrationTools } from './migrations/index.js'
 import { withReadCaches } from './read-cache.js'
 
 export type Db = Kysely<Database>
@@ -103,8 +103,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 }
 
 /** Brings the schema up to date; safe to run at every start and from several processes. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+export async function migrateToLatest(db: Db, tools: MigrationTools): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(tools) } })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error instanceof Error ? error : new Error(String(error))
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)

@@ -550,7 +550,8 @@ export interface IntegrationsTable {
   project_id: number
   kind: string
   active: Generated<Flag>
-  properties: Generated<string>
+  /** The settings, JSON sealed for 'integrations.secrets' (common/secret-box.ts); null for none. */
+  encrypted_properties: string | null
   push_events: Generated<Flag>
   issues_events: Generated<Flag>
   confidential_issues_events: Generated<Flag>
@@ -571,7 +572,8 @@ export interface WebHooksTable {
   project_id: number | null
   url: string
   /** Sent as X-Service-Token; never returned by the API. */
-  token: string | null
+  /** Sealed for 'web_hooks.token' (common/secret-box.ts); null for none. */
+  encrypted_token: string | null
   enable_ssl_verification: Generated<Flag>
   push_events: Generated<Flag>
   /** A branch name or wildcard (`release/*`); null or empty for every branch. */

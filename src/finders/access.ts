@@ -11,7 +11,7 @@ import type { Db } from '../db/index.js'
 import { today } from '../db/values.js'
 import { readCacheOf } from '../db/read-cache.js'
 import { isPostgres } from '../db/dialect.js'
-import { INTERNAL, PUBLIC } from '../policies/access-levels.js'
+import { INTERNAL, PUBLIC, REPORTER } from '../policies/access-levels.js'
 import type { Actor } from '../auth/actor.js'
 
 const notExpired = (column: RawBuilder<unknown>, date: string) => sql`(${column} is null or ${column} > ${date})`
@@ -149,6 +149,20 @@ export async function projectVisibleTo(db: Db, actor: Actor | null, projects = '
   if (actor.user.admin) return sql<SqlBool>`1 = 1`
   const openLevel = actor.user.external ? PUBLIC : INTERNAL
   return sql<SqlBool>`(${level} >= ${openLevel} or ${await grantedProject(db, actor.user.id, `${projects}.id`)})`
+}
+
+/**
+ * The condition "the actor may read this project row's repository" (the policy's download_code), for
+ * `where`: public projects to everyone, internal ones to signed-in users who are not external, and
+ * otherwise Reporters and up, so a Guest of a private project (or an external Guest of an internal
+ * one) sees the project but not its code, nor what is part of it (merge requests, pushes).
+ */
+export async function codeReadableBy(db: Db, actor: Actor | null, projects = 'projects'): Promise<Expression<SqlBool>> {
+  const level = sql.ref(`${projects}.visibility_level`)
+  if (actor === null) return sql<SqlBool>`${level} = ${PUBLIC}`
+  if (actor.user.admin) return sql<SqlBool>`1 = 1`
+  const openLevel = actor.user.external ? PUBLIC : INTERNAL
+  return sql<SqlBool>`(${level} >= ${openLevel} or ${await grantedProject(db, actor.user.id, `${projects}.id`, REPORTER)})`
 }
 
 /**

@@ -1,11 +1,10 @@
 // Contribution events (spec: Events) of a user or of a project, with the filters of the three event
 // lists: action, target_type, before and after (whole days, as the original: before = earlier than
 // the start of that day, after = later than its end), ordered by created_at then id. A user's
-// events show only those in projects the caller may see (or without a project), and none at all
-// when the profile is private to the caller. Queries follow the (author_id | project_id,
-// created_at, id) indexes. Events about a confidential issue — the issue's own and those of notes on
-// it — are shown only to those who may read the issue (its author and assignees, Reporters of its
-// project, admins), as the original's Event#visible_to_user? decides.
+// events show none at all when the profile is private to the caller. Either list shows only the
+// events whose target the caller may read (eventVisibleTo), as the original's
+// Event#visible_to_user? decides, as one condition of the query. Queries follow the
+// (author_id | project_id, created_at, id) indexes.
 import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { EventAction, EventRow, UserRow } from '../db/schema.js'
@@ -13,9 +12,10 @@ import { startOfDate } from '../db/values.js'
 import type { Actor } from '../auth/actor.js'
 import type { EventView } from '../entities/event.js'
 import type { PushData } from '../services/events/record-event.js'
-import { REPORTER } from '../policies/access-levels.js'
 import { canReadUserProfile } from '../policies/user-policy.js'
-import { grantedProject, projectVisibleTo } from './access.js'
+import { codeReadableBy, projectVisibleTo } from './access.js'
+import { confidentialIssueVisibleTo } from './issuable-filters.js'
+import { snippetVisibleTo } from './snippets-finder.js'
 import { loadNoteViews } from './notes-finder.js'
 
 export const EVENT_ACTIONS = [
@@ -57,54 +57,54 @@ function filteredEvents(db: Db, f: EventFilters) {
     .orderBy('events.id', f.sort)
 }
 
-/** Events in projects the actor may see, and events outside any project. */
-async function inVisibleProject(db: Db, actor: Actor | null): Promise<Expression<SqlBool>> {
-  if (actor?.user.admin) return sql<SqlBool>`1 = 1`
-  return sql<SqlBool>`(events.project_id is null or exists (
-    select 1 from projects where projects.id = events.project_id and ${await projectVisibleTo(db, actor)}))`
-}
-
 /**
- * "The event is not about a confidential issue the reader may not read": the issue is the event's
- * target, or the issue a target note is on. `readsAll` says, of the issue `ci`, that the reader
- * reads every confidential issue of its project.
+ * The condition "the caller may read what the event is about", as the original's
+ * Event#visible_to_user?, in SQL so that pages and X-Total count only what is shown: a push or a
+ * comment on a commit needs the repository (download_code); a project's creation and membership
+ * changes, the project; an issue or a comment on one, the issue (its project's issues enabled,
+ * confidentiality); a merge request or a comment on one, merge requests enabled and the repository;
+ * a comment on a snippet, the snippet; a milestone, issues or merge requests enabled. Events whose
+ * target is gone, or of another kind, are shown to admins only. Events outside any project carry
+ * nothing but their author and action, and are shown.
  */
-function notAboutHiddenIssue(userId: number | null, readsAll: Expression<SqlBool>): Expression<SqlBool> {
-  const reads = userId === null
-    ? readsAll
-    : sql<SqlBool>`(ci.author_id = ${userId} or ${readsAll}
-        or exists (select 1 from issue_assignees a where a.issue_id = ci.id and a.user_id = ${userId}))`
-  return sql<SqlBool>`(events.target_type is null or events.target_type not in ('Issue', 'Note') or not exists (
-    select 1 from issues ci where ci.confidential = 1
-      and ci.id = (case when events.target_type = 'Issue' then events.target_id
-        else (select n.noteable_id from notes n where n.id = events.target_id and n.noteable_type = 'Issue') end)
-      and not ${reads}))`
+async function eventVisibleTo(db: Db, actor: Actor | null): Promise<Expression<SqlBool>> {
+  if (actor?.user.admin) return sql<SqlBool>`1 = 1`
+  const [project, code, issue, snippet] = await Promise.all([
+    projectVisibleTo(db, actor, 'ep'),
+    codeReadableBy(db, actor, 'ep'),
+    confidentialIssueVisibleTo(db, actor, 'ci'),
+    snippetVisibleTo(db, actor, 'sn'),
+  ])
+  const issueReadable = (id: Expression<unknown>) => sql<SqlBool>`(ep.issues_enabled = 1
+    and exists (select 1 from issues ci where ci.id = ${id} and ${issue}))`
+  const mergeRequestReadable = sql<SqlBool>`(ep.merge_requests_enabled = 1 and ${code})`
+  const noteReadable = sql<SqlBool>`exists (select 1 from notes n where n.id = events.target_id and (
+       (n.noteable_type = 'Issue' and ${issueReadable(sql.ref('n.noteable_id'))})
+    or (n.noteable_type = 'MergeRequest' and ${mergeRequestReadable})
+    or (n.noteable_type = 'Commit' and ${code})
+    or (n.noteable_type = 'Snippet' and ep.snippets_enabled = 1
+      and exists (select 1 from snippets sn where sn.id = n.noteable_id and ${snippet}))))`
+  return sql<SqlBool>`((events.project_id is null and events.target_type is null) or exists (
+    select 1 from projects ep where ep.id = events.project_id and ${project} and (
+         (events.target_type is null and (events.action <> 'pushed' or ${code}))
+      or (events.target_type = 'Issue' and ${issueReadable(sql.ref('events.target_id'))})
+      or (events.target_type = 'MergeRequest' and ${mergeRequestReadable})
+      or (events.target_type = 'Milestone' and (ep.issues_enabled = 1 or ep.merge_requests_enabled = 1))
+      or (events.target_type = 'Note' and ${noteReadable}))))`
 }
 
 export async function findUserEvents(db: Db, actor: Actor | null, author: UserRow, f: EventFilters) {
-  const query = filteredEvents(db, f)
+  return filteredEvents(db, f)
     .where('events.author_id', '=', author.id)
-    .where(canReadUserProfile(actor, author) ? await inVisibleProject(db, actor) : sql<SqlBool>`1 = 0`)
-  if (actor?.user.admin) return query
-  const readsAll = actor === null ? sql<SqlBool>`1 = 0` : await grantedProject(db, actor.user.id, 'ci.project_id', REPORTER)
-  return query.where(notAboutHiddenIssue(actor?.user.id ?? null, readsAll))
+    .where(canReadUserProfile(actor, author) ? await eventVisibleTo(db, actor) : sql<SqlBool>`1 = 0`)
 }
 
-/** Who reads a project's events: the caller, and whether they read all its confidential issues (Reporter, admin). */
-export interface ProjectEventsReader {
-  userId: number | null
-  readsConfidentialIssues: boolean
+/** Events of a project the caller has already been found to see (loadProject), those they may read. */
+export async function findProjectEvents(db: Db, actor: Actor | null, projectId: number, f: EventFilters) {
+  return filteredEvents(db, f).where('events.project_id', '=', projectId).where(await eventVisibleTo(db, actor))
 }
 
-const ANONYMOUS_READER: ProjectEventsReader = { userId: null, readsConfidentialIssues: false }
-
-/** Events of a project the caller has already been found to see (loadProject). */
-export function findProjectEvents(db: Db, projectId: number, f: EventFilters, reader: ProjectEventsReader = ANONYMOUS_READER) {
-  const query = filteredEvents(db, f).where('events.project_id', '=', projectId)
-  return reader.readsConfidentialIssues ? query : query.where(notAboutHiddenIssue(reader.userId, sql<SqlBool>`1 = 0`))
-}
-
-export type EventsQuery = ReturnType<typeof findProjectEvents>
+export type EventsQuery = Awaited<ReturnType<typeof findProjectEvents>>
 
 /** The notes events target, with what their entities show, in a few queries for the whole page. */
 async function targetNotes(db: Db, events: readonly EventRow[]) {

@@ -9,7 +9,7 @@ import type { Db } from '../db/index.js'
 import { isPostgres } from '../db/dialect.js'
 import type { IssuableType } from '../db/schema.js'
 import { REPORTER } from '../policies/access-levels.js'
-import { grantedProject, projectVisibleTo } from './access.js'
+import { codeReadableBy, grantedProject, projectVisibleTo } from './access.js'
 import { matchesSearchInAny } from './text-search.js'
 
 export type IssuableScope = 'created_by_me' | 'assigned_to_me' | 'all'
@@ -153,15 +153,11 @@ export async function confidentialIssueVisibleTo(db: Db, actor: Actor | null, is
 }
 
 /**
- * The condition "the caller may see this merge request": merge requests are part of the code, so
- * its (target) project must be readable with merge requests enabled, and a private project's need
- * Reporter or more, as its repository does. `projects` names the joined target projects row.
+ * The condition "the caller may see this merge request", as the single read decides
+ * (read_merge_request): merge requests are part of the code, so the (target) project's repository
+ * must be readable with merge requests enabled. `projects` names the joined target projects row.
  */
 export async function mergeRequestVisibleTo(db: Db, actor: Actor | null, projects: string): Promise<Expression<SqlBool>> {
-  const project = await projectVisibleTo(db, actor, projects)
   const enabled = sql<SqlBool>`${sql.ref(`${projects}.merge_requests_enabled`)} = 1`
-  if (actor === null || actor.user.admin) return sql<SqlBool>`(${project} and ${enabled})`
-  const open = sql<SqlBool>`${sql.ref(`${projects}.visibility_level`)} > 0`
-  const reporter = await grantedProject(db, actor.user.id, `${projects}.id`, REPORTER)
-  return sql<SqlBool>`(${project} and ${enabled} and (${open} or ${reporter}))`
+  return sql<SqlBool>`(${enabled} and ${await codeReadableBy(db, actor, projects)})`
 }

@@ -111,10 +111,12 @@ describe('Project integrations API', () => {
         assert.equal(get.status, 200)
         assert.deepEqual(get.body, put.body)
         assert.doesNotMatch(get.text, /tok-|pw-|key-1/)
-        // The secret stays on the server, where the integration needs it.
+        // The secret stays on the server, where the integration needs it, sealed at rest.
         const row = await t.ctx.db.selectFrom('integrations').selectAll()
           .where('project_id', '=', m.project.id).where('kind', '=', slug).executeTakeFirstOrThrow()
-        for (const secret of secrets) assert.equal(JSON.parse(row.properties)[secret], params[secret])
+        assert.doesNotMatch(row.encrypted_properties ?? '', /tok-|pw-|key-1/)
+        const stored = JSON.parse(t.ctx.secrets.open('integrations.secrets', row.encrypted_properties ?? ''))
+        for (const secret of secrets) assert.equal(stored[secret], params[secret])
 
         const del = await t.api('DELETE', `${base}/${slug}`, { token: m.tokens.maintainer })
         assert.equal(del.status, 204)

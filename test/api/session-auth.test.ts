@@ -118,6 +118,34 @@ describe('Session cookie authentication', () => {
     assert.equal(await sessionOf(b), undefined)
   })
 
+  it('signs a user out everywhere when an administrator sets their password', async () => {
+    const dave = await makeUser(t)
+    const [phone, laptop] = [new Browser(t), new Browser(t)]
+    for (const b of [phone, laptop]) await b.signIn(dave.user.username)
+    const res = await t.api('PUT', `/users/${dave.user.id}`, { body: { password: 'a-new-password-1' } })
+    assert.equal(res.status, 200, res.text)
+    for (const b of [phone, laptop]) {
+      assert.equal((await api(b, 'GET', '/user')).status, 401)
+      assert.equal(await sessionOf(b), undefined)
+    }
+    assert.equal((await t.api('GET', '/user', { token: dave.token })).status, 200, 'access tokens are not sessions')
+  })
+
+  it('keeps the session that changes its own user’s password, and ends the others', async () => {
+    const erin = await makeUser(t, { admin: true })
+    const [here, elsewhere] = [new Browser(t), new Browser(t)]
+    for (const b of [here, elsewhere]) await b.signIn(erin.user.username)
+    const token = metaToken((await here.get('/')).text)
+    const res = await api(here, 'PUT', `/users/${erin.user.id}`, { 'x-csrf-token': token }, { password: 'a-new-password-2' })
+    assert.equal(res.status, 200, res.text)
+    assert.equal((await api(here, 'GET', '/user')).status, 200)
+    assert.equal((await api(elsewhere, 'GET', '/user')).status, 401)
+    // A profile change without a password ends nothing.
+    await elsewhere.signIn(erin.user.username, 'a-new-password-2')
+    assert.equal((await api(here, 'PUT', `/users/${erin.user.id}`, { 'x-csrf-token': token }, { bio: 'Hi' })).status, 200)
+    assert.equal((await api(elsewhere, 'GET', '/user')).status, 200)
+  })
+
   it('does not sudo with a session', async () => {
     const admin = await makeUser(t, { admin: true })
     const b = new Browser(t)

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { passwordMatches } from '../../src/auth/secrets.js'
+import { startSession } from '../../src/services/sessions/sign-in.js'
 import { isoDateOf } from '../../src/db/values.js'
 
 const MAIN = path.resolve('src/main.ts')
@@ -132,9 +133,12 @@ describe('ingot admin', () => {
     assert.equal(await userRow(t, 'fresh'), undefined)
   })
 
-  it("sets a user's password, generated or read from standard input", async () => {
+  it("sets a user's password, generated or read from standard input, signing them out everywhere", async () => {
+    const grace = await userRow(t, 'grace')
+    await startSession(t.ctx.db, grace!.id)
     const chosen = await admin(t, ['user', 'password', 'GRACE', '--password-stdin'], 'a-new-password-2\r\n')
     assert.equal(chosen.code, 0, chosen.stderr)
+    assert.equal(await t.ctx.db.selectFrom('sessions').select('id').where('user_id', '=', grace!.id).executeTakeFirst(), undefined)
     assert.equal(chosen.stdout, 'Set the password of "Grace".\n')
     assert.ok(await passwordMatches((await userRow(t, 'grace'))?.password_digest ?? null, 'a-new-password-2'))
 

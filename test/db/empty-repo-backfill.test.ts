@@ -22,9 +22,9 @@ describe('migration 0014: empty_repo of existing projects', () => {
     assert.equal(commit.status, 201, commit.text)
     await t.ctx.db.updateTable('project_statistics').set({ commit_count: 3 }).where('project_id', '=', counted.id).execute()
 
-    const migrator = new Migrator({ db: t.ctx.db, provider: { getMigrations: async () => migrations } })
-    const down = await migrator.migrateDown()
-    assert.deepEqual([down.error, down.results?.map((r) => r.migrationName)], [undefined, ['0014_empty_repo']])
+    const migrator = new Migrator({ db: t.ctx.db, provider: { getMigrations: async () => migrations({ secrets: t.ctx.secrets }) } })
+    const down = await migrator.migrateTo('0013_issue_counts_of_deleted_projects')
+    assert.deepEqual([down.error, down.results?.map((r) => r.migrationName)], [undefined, ['0015_sealed_secrets', '0014_empty_repo']])
     const up = await migrator.migrateToLatest()
     assert.equal(up.error, undefined)
 

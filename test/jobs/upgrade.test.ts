@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config.js'
 import { openContext, type AppContext } from '../../src/context.js'
 import { openDatabase } from '../../src/db/index.js'
 import { migrations } from '../../src/db/migrations/index.js'
+import { openSecretBox } from '../../src/common/secret-box.js'
 import { HOUSEKEEP_REPOSITORY, REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
 import { DELIVER_WEB_HOOK } from '../../src/services/hooks/jobs.js'
 import { createTestDatabase, testDatabaseServer } from '../helpers/app.js'
@@ -28,7 +29,7 @@ describe('jobs waiting across the upgrade to job states', () => {
     database = server === null ? null : await createTestDatabase(server)
     const config = loadConfig({ INGOT_DATA_DIR: dataDir, INGOT_DATABASE_URL: database?.url ?? '' })
     const old = await openDatabase({ databaseUrl: config.databaseUrl, dataDir })
-    const migrated = await new Migrator({ db: old.db, provider: { getMigrations: async () => migrations } }).migrateTo('0010_housekeeping')
+    const migrated = await new Migrator({ db: old.db, provider: { getMigrations: async () => migrations({ secrets: openSecretBox(config) }) } }).migrateTo('0010_housekeeping')
     assert.equal(migrated.error, undefined)
     const now = Date.now()
     const rows: [string, unknown, string | null, number, number, string | null][] = [

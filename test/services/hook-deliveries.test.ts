@@ -5,6 +5,7 @@
 // addresses are refused at delivery once the setting is off; and the address rules themselves.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import dns from 'node:dns'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
@@ -428,6 +429,34 @@ describe('Outbound request rules', () => {
     } finally {
       server.closeAllConnections()
       server.close()
+    }
+  })
+
+  it('refuses a name that does not resolve, and connects only to the address it checked', async () => {
+    const receiver = await startHookReceiver()
+    const port = new URL(receiver.url).port
+    // A rebinding name: nothing (or a public address) when vetted, the loopback receiver when the
+    // system resolves it again to connect.
+    let vettedAnswer: { address: string; family: number }[] = []
+    const { lookup, promises: { lookup: lookupPromise } } = { lookup: dns.lookup, promises: { lookup: dns.promises.lookup } }
+    dns.promises.lookup = (async (host: string, options: object) =>
+      (host === 'rebind.ingot.test' ? vettedAnswer : lookupPromise(host, options as never))) as typeof dns.promises.lookup
+    dns.lookup = ((host: string, options: unknown, callback: (...args: unknown[]) => void) => {
+      if (host !== 'rebind.ingot.test') return (lookup as (...args: unknown[]) => void)(host, options, callback)
+      const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all
+      return all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)
+    }) as typeof dns.lookup
+    try {
+      const url = `http://rebind.ingot.test:${port}/inside`
+      await assert.rejects(postJson(t.ctx, { url, body: {} }),
+        (err: unknown) => err instanceof OutboundError && err.kind === 'blocked' && err.message === 'Host cannot be resolved or invalid')
+      vettedAnswer = [{ address: '192.0.2.1', family: 4 }]
+      await assert.rejects(postJson(t.ctx, { url, body: {}, signal: AbortSignal.timeout(300) }), (err: unknown) => err instanceof OutboundError)
+      assert.equal(receiver.received.length, 0)
+    } finally {
+      dns.lookup = lookup
+      dns.promises.lookup = lookupPromise
+      await receiver.close()
     }
   })
 

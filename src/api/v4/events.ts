@@ -8,7 +8,6 @@ import { Event, presentEvent } from '../../entities/event.js'
 import {
   EVENT_ACTIONS, EVENT_TARGET_TYPE_FILTERS, findProjectEvents, findUserEvents, loadEventViews, type EventFilters, type EventsQuery,
 } from '../../finders/events-finder.js'
-import { canOnProject } from '../../policies/project-policy.js'
 import { loadProject, loadUser, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { paginate } from '../../common/pages.js'
@@ -61,9 +60,8 @@ const events: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional', scopes: EVENT_SCOPES },
     schema: { params: IdParams, querystring: EventQuery, response: { 200: EventList } },
   }, async (req, reply) => {
-    const loaded = await loadProject(req, req.params.id)
-    const reader = { userId: req.actor?.user.id ?? null, readsConfidentialIssues: canOnProject(req.actor, loaded, 'admin_issue') }
-    return presentPage(req, reply, findProjectEvents(req.ingot.db, loaded.project.id, eventFilters(req.query), reader), req.query)
+    const { project } = await loadProject(req, req.params.id)
+    return presentPage(req, reply, await findProjectEvents(req.ingot.db, req.actor, project.id, eventFilters(req.query)), req.query)
   })
 }
 

@@ -77,7 +77,7 @@ const integrations: FastifyPluginAsyncTypebox = async (app) => {
       const events: Partial<Record<EventFlag, boolean>> = {}
       for (const event of kind.events) if (typeof body[event] === 'boolean') events[event] = body[event] as boolean
       const row = await saveIntegration(req.ingot, loaded.project.id, kind, { settings, events })
-      return presentIntegration(named, row, parseSettings(row))
+      return presentIntegration(named, row, parseSettings(req.ingot.secrets, row))
     })
   }
 
@@ -87,7 +87,7 @@ const integrations: FastifyPluginAsyncTypebox = async (app) => {
     const loaded = await loadProjectFor(req, req.params.id, 'admin_project')
     const named = slugOf(req.params.service_slug)
     const row = await loadIntegration(req, loaded, named.kind)
-    return presentIntegration(named, row, row === null ? initialSettings(named.kind) : parseSettings(row))
+    return presentIntegration(named, row, row === null ? initialSettings(named.kind) : parseSettings(req.ingot.secrets, row))
   })
 
   app.delete('/projects/:id/services/:service_slug', {

@@ -23,6 +23,7 @@ import { paginate } from '../../common/pages.js'
 import { IdParams, OneOf, Pagination } from '../params.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 import { presentCtx } from '../present.js'
+import { sendRawText } from '../blob-replies.js'
 
 export interface LoadedSnippet extends LoadedProject {
   snippet: ProjectSnippetRow
@@ -138,7 +139,7 @@ const snippets: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: SnippetParams },
   }, async (req, reply) => {
     const { snippet } = await loadSnippet(req, req.params.id, req.params.snippet_id)
-    return reply.header('content-type', 'text/plain; charset=utf-8').send(snippet.content)
+    return sendRawText(reply, snippet.content)
   })
 }
 

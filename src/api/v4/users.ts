@@ -215,7 +215,7 @@ const users: FastifyPluginAsyncTypebox = async (app) => {
     const user = await loadUser(req, req.params.id)
     const { avatar, ...input } = req.body
     checkAvatar(avatar)
-    const updated = await withAvatar(req, await updateUser(req.ingot.db, user, input), avatar)
+    const updated = await withAvatar(req, await updateUser(req.ingot.db, user, input, { by: req.actor }), avatar)
     return presentAdminForm(req, updated)
   })
 

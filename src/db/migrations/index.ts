@@ -1,5 +1,7 @@
 // Every migration, in order. Kysely records which have run; never edit one that has landed on main.
+// Migrations that seal or open secrets are built with the instance's secret box.
 import type { Migration } from 'kysely'
+import type { SecretBox } from '../../common/secret-box.js'
 import * as m0001 from './0001_initial.js'
 import * as m0002 from './0002_repositories.js'
 import * as m0003 from './0003_forks_and_readme.js'
@@ -14,20 +16,28 @@ import * as m0011 from './0011_job_states.js'
 import * as m0012 from './0012_merge_recovery.js'
 import * as m0013 from './0013_issue_counts_of_deleted_projects.js'
 import * as m0014 from './0014_empty_repo.js'
+import { sealSecrets } from './0015_sealed_secrets.js'
 
-export const migrations: Record<string, Migration> = {
-  '0001_initial': m0001,
-  '0002_repositories': m0002,
-  '0003_forks_and_readme': m0003,
-  '0004_collaboration': m0004,
-  '0005_application_settings': m0005,
-  '0006_web_hooks': m0006,
-  '0007_integrations': m0007,
-  '0008_notification_settings': m0008,
-  '0009_sessions': m0009,
-  '0010_housekeeping': m0010,
-  '0011_job_states': m0011,
-  '0012_merge_recovery': m0012,
-  '0013_issue_counts_of_deleted_projects': m0013,
-  '0014_empty_repo': m0014,
+export interface MigrationTools {
+  secrets: SecretBox
+}
+
+export function migrations(tools: MigrationTools): Record<string, Migration> {
+  return {
+    '0001_initial': m0001,
+    '0002_repositories': m0002,
+    '0003_forks_and_readme': m0003,
+    '0004_collaboration': m0004,
+    '0005_application_settings': m0005,
+    '0006_web_hooks': m0006,
+    '0007_integrations': m0007,
+    '0008_notification_settings': m0008,
+    '0009_sessions': m0009,
+    '0010_housekeeping': m0010,
+    '0011_job_states': m0011,
+    '0012_merge_recovery': m0012,
+    '0013_issue_counts_of_deleted_projects': m0013,
+    '0014_empty_repo': m0014,
+    '0015_sealed_secrets': sealSecrets(tools.secrets),
+  }
 }

@@ -282,7 +282,8 @@ async function recordOutcome(db: Db, hook: WebHookRow, status: number | null, er
  */
 export async function deliver(ctx: AppContext, hook: WebHookRow, event: string, payload: HookPayload, signal?: AbortSignal): Promise<OutboundResponse> {
   const headers: Record<string, string> = { 'X-Service-Event': event }
-  if (hook.token !== null && hook.token !== '') headers['X-Service-Token'] = hook.token.replace(/[\r\n]/g, '')
+  const token = hook.encrypted_token === null ? '' : ctx.secrets.open('web_hooks.token', hook.encrypted_token)
+  if (token !== '') headers['X-Service-Token'] = token.replace(/[\r\n]/g, '')
   // The original 11.5's names as well: receivers written for it read X-Gitlab-Event and X-Gitlab-Token.
   headers['X-Gitlab-Event'] = event
   if (headers['X-Service-Token'] !== undefined) headers['X-Gitlab-Token'] = headers['X-Service-Token']

@@ -51,10 +51,10 @@ async function checkProjectHookInput(ctx: AppContext, input: ProjectHookInput): 
   }
 }
 
-function hookColumns(input: ProjectHookInput | HookInput<SystemHookEvent>) {
+function hookColumns(ctx: AppContext, input: ProjectHookInput | HookInput<SystemHookEvent>) {
   return {
     url: input.url,
-    ...(input.token === undefined ? {} : { token: input.token === '' ? null : input.token }),
+    ...(input.token === undefined ? {} : { encrypted_token: input.token === '' ? null : ctx.secrets.seal('web_hooks.token', input.token) }),
     ...(input.enable_ssl_verification === undefined ? {} : { enable_ssl_verification: flag(input.enable_ssl_verification) }),
     ...('push_events_branch_filter' in input && input.push_events_branch_filter !== undefined
       ? { push_events_branch_filter: input.push_events_branch_filter === '' ? null : input.push_events_branch_filter } : {}),
@@ -65,14 +65,14 @@ function hookColumns(input: ProjectHookInput | HookInput<SystemHookEvent>) {
 export async function createProjectHook(ctx: AppContext, projectId: number, input: ProjectHookInput): Promise<WebHookRow> {
   await checkProjectHookInput(ctx, input)
   const now = Date.now()
-  return ctx.db.insertInto('web_hooks').values({ project_id: projectId, ...hookColumns(input), created_at: now, updated_at: now })
+  return ctx.db.insertInto('web_hooks').values({ project_id: projectId, ...hookColumns(ctx, input), created_at: now, updated_at: now })
     .returningAll().executeTakeFirstOrThrow()
 }
 
 export async function updateProjectHook(ctx: AppContext, hook: WebHookRow, input: ProjectHookInput): Promise<WebHookRow> {
   await checkProjectHookInput(ctx, input)
   // An edited hook (a fixed URL, most likely) gets its deliveries back at once.
-  return ctx.db.updateTable('web_hooks').set({ ...hookColumns(input), failures_in_a_row: 0, backoff_until: null, updated_at: Date.now() })
+  return ctx.db.updateTable('web_hooks').set({ ...hookColumns(ctx, input), failures_in_a_row: 0, backoff_until: null, updated_at: Date.now() })
     .where('id', '=', hook.id).returningAll().executeTakeFirstOrThrow()
 }
 
@@ -86,7 +86,7 @@ export async function createSystemHook(ctx: AppContext, input: HookInput<SystemH
     // The original's defaults for system hooks differ from project hooks'.
     push_events: 0,
     repository_update_events: 1,
-    ...hookColumns(input),
+    ...hookColumns(ctx, input),
     created_at: now,
     updated_at: now,
   }).returningAll().executeTakeFirstOrThrow()

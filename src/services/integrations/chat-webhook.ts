@@ -43,10 +43,10 @@ export interface ChatWebhookPayload {
 // ---- deciding -----------------------------------------------------------------------------------
 
 /** Whether the integration announces this ref update. */
-function announcesPush(row: IntegrationRow, defaultBranch: string | null, update: RefUpdate): boolean {
+function announcesPush(ctx: AppContext, row: IntegrationRow, defaultBranch: string | null, update: RefUpdate): boolean {
   if (update.ref.startsWith(TAG_PREFIX)) return row.tag_push_events === 1
   if (!update.ref.startsWith(BRANCH_PREFIX) || row.push_events !== 1) return false
-  return parseSettings(row).notify_only_default_branch !== true || shortRefName(update.ref) === defaultBranch
+  return parseSettings(ctx.secrets, row).notify_only_default_branch !== true || shortRefName(update.ref) === defaultBranch
 }
 
 async function enqueue(ctx: AppContext, row: IntegrationRow, message: ChatWebhookPayload['message']): Promise<void> {
@@ -56,7 +56,7 @@ async function enqueue(ctx: AppContext, row: IntegrationRow, message: ChatWebhoo
 
 export async function chatOnPush(ctx: AppContext, row: IntegrationRow, push: CompletedPush): Promise<void> {
   for (const update of push.updates) {
-    if (!announcesPush(row, push.project.default_branch, update)) continue
+    if (!announcesPush(ctx, row, push.project.default_branch, update)) continue
     await enqueue(ctx, row, { push: { userId: push.actor.user.id, ref: update.ref, oldId: update.oldId, newId: update.newId } })
   }
 }
@@ -196,7 +196,7 @@ export async function postChatMessage(ctx: AppContext, payload: ChatWebhookPaylo
   const row = await ctx.db.selectFrom('integrations').selectAll().where('id', '=', payload.integrationId).executeTakeFirst()
   const found = await findProjectByIdOrPath(ctx.db, String(payload.projectId))
   if (row === undefined || row.active !== 1 || found === null) return
-  const webhook = parseSettings(row).webhook
+  const webhook = parseSettings(ctx.secrets, row).webhook
   if (typeof webhook !== 'string') return
   const { message } = payload
   const text = 'text' in message ? message.text : await pushText(ctx, placeOf(ctx, found), found.project.id, message.push)

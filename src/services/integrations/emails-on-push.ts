@@ -172,7 +172,7 @@ function targetUrlOf(story: PushStory, projectUrl: string, payload: PushEmailPay
 async function buildMessage(ctx: AppContext, payload: PushEmailPayload, found: ProjectAndNamespace): Promise<MailMessage | null> {
   const integration = await ctx.db.selectFrom('integrations').selectAll().where('id', '=', payload.integrationId).executeTakeFirst()
   if (integration === undefined || integration.active !== 1) return null
-  const settings = parseSettings(integration)
+  const settings = parseSettings(ctx.secrets, integration)
   // A recipient removed from the settings since the push gets nothing.
   if (!recipientsOf(settings.recipients).includes(payload.recipient)) return null
   const pusher = await ctx.db.selectFrom('users').select(['name', 'username', 'email']).where('id', '=', payload.userId).executeTakeFirst()

@@ -10,6 +10,7 @@ import { readCacheOf } from '../../db/read-cache.js'
 import type { IntegrationRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
 import { badRequest } from '../../common/errors.js'
+import type { SecretBox } from '../../common/secret-box.js'
 import { checkOutboundUrl } from '../outbound/outbound-http.js'
 import type { EventFlag, IntegrationKind } from './catalog.js'
 
@@ -28,9 +29,12 @@ const refused = () => badRequest('400 Bad Request')
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/
 
-export function parseSettings(row: IntegrationRow): IntegrationSettings {
+/** The stored settings, opened from their sealed form (secrets at rest: common/secret-box.ts). */
+export function parseSettings(secrets: SecretBox, row: IntegrationRow): IntegrationSettings {
+  if (row.encrypted_properties === null) return {}
+  const json = secrets.open('integrations.secrets', row.encrypted_properties)
   try {
-    const parsed: unknown = JSON.parse(row.properties)
+    const parsed: unknown = JSON.parse(json)
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as IntegrationSettings : {}
   } catch {
     return {}
@@ -95,14 +99,16 @@ async function validate(ctx: Pick<AppContext, 'db' | 'config'>, kind: Integratio
  * settings are checked before the write (a URL check may wait on DNS), and written in one upsert.
  */
 export async function saveIntegration(
-  ctx: Pick<AppContext, 'db' | 'config'>, projectId: number, kind: IntegrationKind, changes: IntegrationChanges,
+  ctx: Pick<AppContext, 'db' | 'config' | 'secrets'>, projectId: number, kind: IntegrationKind, changes: IntegrationChanges,
 ): Promise<IntegrationRow> {
   const existing = await findIntegration(ctx.db, projectId, kind)
-  const settings = { ...(existing === null ? initialSettings(kind) : parseSettings(existing)), ...changes.settings }
+  const settings = { ...(existing === null ? initialSettings(kind) : parseSettings(ctx.secrets, existing)), ...changes.settings }
   await validate(ctx, kind, settings)
   const now = Date.now()
   const flags = Object.fromEntries(Object.entries(changes.events).map(([name, on]) => [name, flag(on)]))
-  const values = { active: flag(true), properties: JSON.stringify(settings), ...flags, updated_at: now }
+  const values = {
+    active: flag(true), encrypted_properties: ctx.secrets.seal('integrations.secrets', JSON.stringify(settings)), ...flags, updated_at: now,
+  }
   return ctx.db.insertInto('integrations')
     .values({ project_id: projectId, kind: kind.slug, created_at: now, ...values })
     .onConflict((oc) => oc.columns(['project_id', 'kind']).doUpdateSet(values))
@@ -111,6 +117,6 @@ export async function saveIntegration(
 
 /** DELETE: deactivates the integration and clears its settings (its event flags stay as they were). */
 export async function clearIntegration(db: Db, projectId: number, kind: IntegrationKind): Promise<void> {
-  await db.updateTable('integrations').set({ active: 0, properties: '{}', updated_at: Date.now() })
+  await db.updateTable('integrations').set({ active: 0, encrypted_properties: null, updated_at: Date.now() })
     .where('project_id', '=', projectId).where('kind', '=', kind.slug).execute()
 }

@@ -2,7 +2,7 @@
 // named bug tracker or the custom one) provides the project's issue URLs — `issues_url` with `:id`
 // replaced by the issue's iid, `new_issue_url`, and `project_url` for the list — and an external
 // wiki is where the project's wiki link points.
-import type { Db } from '../../db/index.js'
+import type { AppContext } from '../../context.js'
 import { ISSUE_TRACKER_SLUGS } from './catalog.js'
 import { activeIntegrations, parseSettings } from './integrations.js'
 
@@ -14,10 +14,10 @@ export interface IssueTrackerLinks {
 }
 
 /** The project's external issue tracker; with both kinds active, the one configured first. */
-export async function externalIssueTracker(db: Db, projectId: number): Promise<IssueTrackerLinks | null> {
-  const [row] = await activeIntegrations(db, projectId, ISSUE_TRACKER_SLUGS)
+export async function externalIssueTracker(ctx: Pick<AppContext, 'db' | 'secrets'>, projectId: number): Promise<IssueTrackerLinks | null> {
+  const [row] = await activeIntegrations(ctx.db, projectId, ISSUE_TRACKER_SLUGS)
   if (row === undefined) return null
-  const settings = parseSettings(row)
+  const settings = parseSettings(ctx.secrets, row)
   const text = (name: string) => (typeof settings[name] === 'string' ? settings[name] : '')
   const issuesUrl = text('issues_url')
   return {
@@ -28,8 +28,8 @@ export async function externalIssueTracker(db: Db, projectId: number): Promise<I
 }
 
 /** The external wiki's URL while the integration is active; null otherwise. */
-export async function externalWikiUrl(db: Db, projectId: number): Promise<string | null> {
-  const [row] = await activeIntegrations(db, projectId, ['external-wiki'])
-  const url = row === undefined ? undefined : parseSettings(row).external_wiki_url
+export async function externalWikiUrl(ctx: Pick<AppContext, 'db' | 'secrets'>, projectId: number): Promise<string | null> {
+  const [row] = await activeIntegrations(ctx.db, projectId, ['external-wiki'])
+  const url = row === undefined ? undefined : parseSettings(ctx.secrets, row).external_wiki_url
   return typeof url === 'string' && url !== '' ? url : null
 }

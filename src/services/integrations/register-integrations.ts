@@ -12,7 +12,7 @@ import type { IntegrationRow } from '../../db/schema.js'
 async function emailsOnPush(ctx: AppContext, row: IntegrationRow, push: CompletedPush): Promise<void> {
   // Without a mail server there is no one to hand an email to: no job.
   if (ctx.mailer === null) return
-  const recipients = recipientsOf(parseSettings(row).recipients)
+  const recipients = recipientsOf(parseSettings(ctx.secrets, row).recipients)
   for (const update of push.updates) {
     const wanted = update.ref.startsWith(TAG_PREFIX) ? row.tag_push_events : row.push_events
     if (wanted !== 1) continue

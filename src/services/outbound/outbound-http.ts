@@ -1,8 +1,9 @@
 // Requests Ingot makes to URLs its users configure (webhooks, integrations). Such a URL must not
 // reach the instance's own network unless the administrator allows it
 // (allow_local_requests_from_hooks_and_services): the host is resolved and every address checked,
-// and the connection goes to the address that was checked, so a DNS answer that changes between
-// the check and the connection cannot smuggle a request inside. Every request is bounded: one
+// a name that resolves to nothing is not sent to, and the connection always goes to the address
+// that was checked, so a DNS answer that changes between the check and the connection cannot
+// smuggle a request inside. Every request is bounded: one
 // timeout for the whole exchange (waiting for a slot included), a cap on the response read, no
 // redirects, and a process-wide cap on requests in flight, so slow receivers cannot exhaust us.
 import dns from 'node:dns'
@@ -103,11 +104,19 @@ const REFUSALS: Record<Exclude<AddressClass, 'public'>, string> = {
 
 interface Vetted {
   url: URL
-  /** The address to connect to; null to let the system resolve (local requests allowed). */
+  /**
+   * The address the request connects to, pinned so that no second lookup happens; null for a name
+   * that does not resolve, which may still be saved (it may resolve by the time it is used) but is
+   * never sent to: letting the system resolve it again is how a rebinding name reaches inside.
+   */
   address: { address: string; family: 4 | 6 } | null
 }
 
+/** The message for a name that resolves to nothing, the original's. */
+const UNRESOLVED = 'Host cannot be resolved or invalid'
+
 async function lookupAll(host: string): Promise<{ address: string; family: number }[]> {
+  if (net.isIP(host) !== 0) return [{ address: host, family: net.isIP(host) }]
   try {
     return await dns.promises.lookup(host, { all: true, verbatim: true })
   } catch {
@@ -126,14 +135,15 @@ async function vet(ctx: Ctx, rawUrl: string, allowLocal: boolean): Promise<Vette
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Only allowed protocols are http, https'
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
   if (!/^[\p{L}\p{N}[:]/u.test(host)) return 'Hostname needs to start with an alphanumeric character'
-  if (allowLocal || (await getApplicationSettings(ctx.db)).allow_local_requests_from_hooks_and_services) return { url, address: null }
-  if (host.toLowerCase() === 'localhost' || host.toLowerCase().endsWith('.localhost')) return REFUSALS.localhost
-  const addresses = net.isIP(host) !== 0 ? [{ address: host, family: net.isIP(host) }] : await lookupAll(host)
-  // A host that does not resolve is not refused here; sending to it fails as a network error.
+  const local = allowLocal || (await getApplicationSettings(ctx.db)).allow_local_requests_from_hooks_and_services
+  if (!local && (host.toLowerCase() === 'localhost' || host.toLowerCase().endsWith('.localhost'))) return REFUSALS.localhost
+  const addresses = await lookupAll(host)
   if (addresses.length === 0) return { url, address: null }
-  for (const { address } of addresses) {
-    const kind = classifyAddress(address)
-    if (kind !== 'public') return REFUSALS[kind]
+  if (!local) {
+    for (const { address } of addresses) {
+      const kind = classifyAddress(address)
+      if (kind !== 'public') return REFUSALS[kind]
+    }
   }
   const first = addresses[0]!
   return { url, address: { address: first.address, family: first.family === 6 ? 6 : 4 } }
@@ -202,15 +212,18 @@ export interface OutboundRequest extends OutboundOptions {
   signal?: AbortSignal
 }
 
+/** Only the status: what a receiver says is never shown to whoever pointed Ingot at it. */
 export interface OutboundResponse {
   status: number
-  body: string
 }
 
-function send(vetted: Vetted, request: OutboundRequest, payload: Buffer, signal: AbortSignal): Promise<OutboundResponse> {
+type Pinned = Vetted & { address: NonNullable<Vetted['address']> }
+
+function send(vetted: Pinned, request: OutboundRequest, payload: Buffer, signal: AbortSignal): Promise<OutboundResponse> {
   const { url, address } = vetted
   const secure = url.protocol === 'https:'
-  const lookup: net.LookupFunction | undefined = address === null ? undefined : (_host, options, callback) => {
+  // The connection goes to the address vetted, never to a second answer for the name.
+  const lookup: net.LookupFunction = (_host, options, callback) => {
     if ((options as { all?: boolean }).all) callback(null, [address] as never)
     else callback(null, address.address, address.family)
   }
@@ -224,23 +237,21 @@ function send(vetted: Vetted, request: OutboundRequest, payload: Buffer, signal:
     },
     signal,
     agent: false,
-    ...(lookup === undefined ? {} : { lookup }),
+    lookup,
     ...(secure ? { rejectUnauthorized: request.verifyTls ?? true } : {}),
   }
   return new Promise((resolve, reject) => {
     const req = (secure ? https : http).request(url, options, (res) => {
-      const chunks: Buffer[] = []
+      // The answer is read to its end (so the exchange completes) and counted, not kept.
       let size = 0
       res.on('data', (chunk: Buffer) => {
         size += chunk.length
         if (size > MAX_RESPONSE_BYTES) {
           reject(new OutboundError('too-large', `Response is larger than ${MAX_RESPONSE_BYTES} bytes`))
           req.destroy()
-          return
         }
-        chunks.push(chunk)
       })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }))
       res.on('error', (err) => reject(toOutboundError(err, signal, request.signal)))
     })
     req.on('error', (err) => reject(toOutboundError(err, signal, request.signal)))
@@ -258,17 +269,20 @@ function toOutboundError(err: Error, signal: AbortSignal, caller?: AbortSignal):
 
 /**
  * POSTs `body` as JSON. The URL is checked again now (settings or DNS may have changed since it was
- * saved); redirects are answered as they come, never followed. Throws OutboundError.
+ * saved), a name that does not resolve is refused, and the connection goes to the address checked;
+ * redirects are answered as they come, never followed. Throws OutboundError.
  */
 export async function postJson(ctx: Ctx, request: OutboundRequest): Promise<OutboundResponse> {
   const timeout = AbortSignal.timeout(ctx.config.outboundTimeoutMs)
   const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal])
   const vetted = await vet(ctx, request.url, request.allowLocal ?? false)
   if (typeof vetted === 'string') throw new OutboundError('blocked', vetted)
+  if (vetted.address === null) throw new OutboundError('blocked', UNRESOLVED)
+  const pinned: Pinned = { ...vetted, address: vetted.address }
   const payload = Buffer.from(JSON.stringify(request.body ?? null))
   await slots.acquire(signal)
   try {
-    return await send(vetted, request, payload, signal)
+    return await send(pinned, request, payload, signal)
   } finally {
     slots.release()
   }

@@ -1,5 +1,8 @@
 // Updates a user's account and profile (PUT /users/:id). A username change renames the personal
-// namespace, a name change its full name; a new password must be changed at the next sign-in.
+// namespace, a name change its full name; a new password must be changed at the next sign-in, and
+// ends the user's web sessions — whoever held one with the old password (a stolen cookie too) is
+// signed out — but the session making the change.
+import type { Actor } from '../../auth/actor.js'
 import type { Db } from '../../db/index.js'
 import type { UserRow, UserUpdate } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
@@ -33,7 +36,12 @@ const PROFILE_FIELDS = [
   'bio', 'location', 'public_email', 'messenger', 'professional_network', 'microblog', 'website_url', 'organization',
 ] as const
 
-export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput): Promise<UserRow> {
+export interface UpdateUserOptions {
+  /** Who makes the change (none from the command line): a user changing their own password keeps the session they do it in. */
+  by?: Actor | null
+}
+
+export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput, options: UpdateUserOptions = {}): Promise<UserRow> {
   // The original answers these clashes with 404, not 409 (spec: Errors, rule 3).
   if (input.email !== undefined && await emailTaken(db, input.email, user.id)) throw apiError(404, 'Email has already been taken')
   if (input.username !== undefined && await usernameTakenByUser(db, input.username, user.id)) {
@@ -85,6 +93,11 @@ export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput):
         }).where('owner_id', '=', user.id).where('kind', '=', 'user').execute()
       }
       if (identity !== null) await setIdentity(trx, user.id, identity, now)
+      if (input.password !== undefined) {
+        const kept = options.by?.user.id === user.id ? options.by.sessionId : undefined
+        await trx.deleteFrom('sessions').where('user_id', '=', user.id)
+          .$if(kept !== undefined, (q) => q.where('id', '<>', kept!)).execute()
+      }
       return updated
     })
   } catch (err) {
