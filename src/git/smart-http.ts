@@ -55,7 +55,7 @@ function serviceArgs(service: GitService, options: ServiceOptions): string[] {
   if (service === 'git-upload-pack') return ['upload-pack']
   if (options.hooksDir === undefined) throw new Error('receive-pack needs the hooks directory')
   return [
-    '-c', `core.hooksPath=${options.hooksDir}`,
+    '-c', `core.hooksPath=${options.hooksDir}`, '-c', 'receive.autogc=false',
     ...HIDDEN_FROM_PUSHES.flatMap((prefix) => ['-c', `receive.hideRefs=${prefix}`]),
     'receive-pack',
   ]
