@@ -124,13 +124,18 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       fromStart.push(delivered - started)
       fromReturn.push(delivered - returned)
     }
-    const p50 = percentile(fromStart, 50)
-    const p99 = percentile(fromStart, 99)
     const ms = (value: number) => `${Math.round(value)} ms`
     const runs = PUSHES - WARM_UP
+    const target = `p50 ≤ ${P50_TARGET_MS} ms, p99 ≤ ${P99_TARGET_MS} ms`
+    // Both clocks against the issue's target: from the spawn the push itself (about 50 ms of git over
+    // HTTP at best) is inside it; from the return only what follows the recorded push is.
+    const row = (metric: string, times: readonly number[]): Row => {
+      const [p50, p99] = [percentile(times, 50), percentile(times, 99)]
+      return { metric, value: `p50 ${ms(p50)}, p99 ${ms(p99)}`, target, ok: p50 <= P50_TARGET_MS && p99 <= P99_TARGET_MS }
+    }
     return [
-      { metric: `${dialect}: push → project web hook received, from \`git push\` spawned (${runs} pushes after ${WARM_UP} warm-up)`, value: `p50 ${ms(p50)}, p99 ${ms(p99)}`, target: `p50 ≤ ${P50_TARGET_MS} ms, p99 ≤ ${P99_TARGET_MS} ms`, ok: p50 <= P50_TARGET_MS && p99 <= P99_TARGET_MS },
-      { metric: `${dialect}: the same, from \`git push\` returned`, value: `p50 ${ms(percentile(fromReturn, 50))}, p99 ${ms(percentile(fromReturn, 99))}`, target: '', ok: null },
+      row(`${dialect}: push → project web hook received, from \`git push\` spawned (${runs} pushes after ${WARM_UP} warm-up)`, fromStart),
+      row(`${dialect}: the same, from \`git push\` returned`, fromReturn),
     ]
   } finally {
     await stop(server)
