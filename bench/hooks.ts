@@ -5,7 +5,7 @@
 // the event) and from the moment it returns (the part the job system adds after the push is
 // recorded; negative when the delivery arrived before git had finished its exit) to the moment the
 // receiver has read the whole request carrying the push's new commit as `after`.
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -88,12 +88,13 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   const port = 18_530 + (dialect === 'sqlite' ? 0 : 1)
   const base = `http://127.0.0.1:${port}`
   const receiver = await startReceiver()
-  fs.mkdirSync(path.join(work, 'data'))
-  const server = await startBuiltServer({
-    INGOT_DATA_DIR: path.join(work, 'data'), INGOT_DATABASE_URL: databaseUrl, INGOT_ROOT_TOKEN: ROOT_TOKEN,
-    INGOT_LOG_LEVEL: 'warn', INGOT_PORT: String(port), INGOT_EXTERNAL_URL: base,
-  })
+  let server: ChildProcess | null = null
   try {
+    fs.mkdirSync(path.join(work, 'data'))
+    server = await startBuiltServer({
+      INGOT_DATA_DIR: path.join(work, 'data'), INGOT_DATABASE_URL: databaseUrl, INGOT_ROOT_TOKEN: ROOT_TOKEN,
+      INGOT_LOG_LEVEL: 'warn', INGOT_PORT: String(port), INGOT_EXTERNAL_URL: base,
+    })
     const api = async (method: string, url: string, body: unknown): Promise<any> => {
       const res = await fetch(`${base}/api/v4${url}`, {
         method, headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body),
@@ -138,7 +139,8 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       row(`${dialect}: the same, from \`git push\` returned`, fromReturn),
     ]
   } finally {
-    await stop(server)
+    // Also when the server failed to start: no database or directory is left behind.
+    if (server !== null) await stop(server)
     await receiver.close()
     fs.rmSync(work, { recursive: true, force: true })
     if (dialect === 'postgres') await adminQuery(`drop database if exists ${dbName} with (force)`)
