@@ -52,6 +52,26 @@ export async function startBenchServer(env: Record<string, string>): Promise<Chi
   return child
 }
 
+/**
+ * Starts the built `ingot web` (dist/main.js, jobs worked as in production) on CPU 0 and waits for
+ * the first 200 of GET /api/v4/version; `env` needs INGOT_PORT and INGOT_ROOT_TOKEN = ROOT_TOKEN.
+ */
+export async function startBuiltServer(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn('taskset', ['-c', '0', process.execPath, 'dist/main.js', 'web'], {
+    cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${env.INGOT_PORT}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } })
+      if (res.status === 200) return child
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`ingot exited with ${child.exitCode} before answering`)
+    await sleep(2)
+  }
+}
+
 export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return
   const exited = new Promise((resolve) => child.once('exit', resolve))

@@ -7,9 +7,10 @@
 //     GET /users?per_page=20 at saturation (throughput, p50, p99) beside a floor route sending the
 //     identical precomputed body and headers, then p99 at half the saturating rate.
 // Then the repository engine (bench/git.ts) and the collaboration lists, creation and merges at a
-// million issues (bench/issues.ts). BENCH_PARTS=api, =git or =issues (or a comma list) runs parts.
+// million issues (bench/issues.ts), and push → webhook latency on each database (bench/hooks.ts).
+// BENCH_PARTS=api, =git, =issues or =hooks (or a comma list) runs parts.
 import { randomBytes } from 'node:crypto'
-import { spawn, execFileSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -19,9 +20,10 @@ import { openDatabase, migrateToLatest } from '../src/db/index.js'
 import { SecretBox } from '../src/common/secret-box.js'
 import { seedUsersAndProjects } from './seed.js'
 import type { BenchTarget } from './server.js'
-import { adminQuery, load, log, PG_SERVER, renderTable, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
+import { adminQuery, load, log, PG_SERVER, renderTable, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, startBuiltServer, stop, type Row } from './harness.js'
 import { measureGit } from './git.js'
 import { measureIssues } from './issues.js'
+import { measureHooks } from './hooks.js'
 
 const SEED_COUNT = Number(process.env.BENCH_SEED ?? 10_000)
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
@@ -31,7 +33,7 @@ async function main() {
   log('building dist/ …')
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' })
   const rows: Row[] = []
-  const parts = (process.env.BENCH_PARTS ?? 'api,git,issues').split(',')
+  const parts = (process.env.BENCH_PARTS ?? 'api,git,issues,hooks').split(',')
   const available = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[]
   const reachable = await postgresReachable()
   if (!reachable) log('PostgreSQL not reachable: skipping its measurements')
@@ -42,6 +44,7 @@ async function main() {
   }
   if (parts.includes('git')) rows.push(...await measureGit())
   if (parts.includes('issues')) rows.push(...await measureIssues(usable))
+  if (parts.includes('hooks')) rows.push(...await measureHooks(usable))
   const table = renderTable(rows)
   const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
     `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; server on CPU 0, autocannon on CPU 1, ` +
@@ -134,24 +137,11 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   return rows
 }
 
-/** Starts `ingot web` from dist/ on CPU 0 and waits for the first 200 of GET /api/v4/version. */
+/** Starts `ingot web` from dist/ on CPU 0 and times it to the first 200 of GET /api/v4/version. */
 async function bootOnce(env: Record<string, string>, measureRss: boolean): Promise<{ ms: number; rssMb: number }> {
-  const port = '18499'
   const started = performance.now()
-  const child = spawn('taskset', ['-c', '0', process.execPath, 'dist/main.js', 'web'], {
-    cwd: repoRoot, env: { ...process.env, ...env, INGOT_PORT: port }, stdio: ['ignore', 'ignore', 'inherit'],
-  })
+  const child = await startBuiltServer({ ...env, INGOT_PORT: '18499' })
   try {
-    for (;;) {
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } })
-        if (res.status === 200) break
-      } catch {
-        // not listening yet
-      }
-      if (child.exitCode !== null) throw new Error(`ingot exited with ${child.exitCode} before answering`)
-      await sleep(2)
-    }
     const ms = Math.round(performance.now() - started)
     let rssMb = 0
     if (measureRss) {

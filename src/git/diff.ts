@@ -1,7 +1,7 @@
 // Differences between two commits as the API's diff entries (spec: Commit, "Diff entry"): old and
 // new path and mode, the new/renamed/deleted flags, and the unified diff of each file from its
 // `---`/`+++` lines on (git's own header lines left out, as the original shows them).
-import type { GitRepository } from './repository.js'
+import type { Commit, GitRepository } from './repository.js'
 
 export interface DiffEntry {
   old_path: string
@@ -22,19 +22,47 @@ interface RawChange {
   newPath: string
 }
 
+/** One `--raw -z` record from `fields[i]` on (`:mode mode oid oid STATUS`, then one path, or two for a rename or copy); the index after it. */
+function rawRecord(fields: readonly string[], i: number): [RawChange, number] {
+  const [aMode = '', bMode = '', , , status = ''] = (fields[i++] ?? '').slice(1).split(' ')
+  const oldPath = fields[i++] ?? ''
+  const newPath = status.startsWith('R') || status.startsWith('C') ? fields[i++] ?? '' : oldPath
+  return [{ aMode, bMode, status, oldPath, newPath }, i]
+}
+
 /** `git diff --raw -z` records: `:mode mode oid oid STATUS\0path\0[path\0]`. */
 function parseRaw(out: string): RawChange[] {
   const fields = out.split('\0')
   const changes: RawChange[] = []
   for (let i = 0; i < fields.length - 1;) {
-    const meta = fields[i++] ?? ''
-    if (!meta.startsWith(':')) continue
-    const [aMode = '', bMode = '', , , status = ''] = meta.slice(1).split(' ')
-    const oldPath = fields[i++] ?? ''
-    const newPath = status.startsWith('R') || status.startsWith('C') ? fields[i++] ?? '' : oldPath
-    changes.push({ aMode, bMode, status, oldPath, newPath })
+    if (!(fields[i] ?? '').startsWith(':')) {
+      i += 1
+      continue
+    }
+    const [change, next] = rawRecord(fields, i)
+    changes.push(change)
+    i = next
   }
   return changes
+}
+
+/** `git diff-tree --stdin --always -z --raw`: each commit's id, then its records (read in turn, a path is never taken for an id). */
+function parseRawPerCommit(out: string): Map<string, RawChange[]> {
+  const fields = out.split('\0')
+  const commits = new Map<string, RawChange[]>()
+  let current: RawChange[] = []
+  for (let i = 0; i < fields.length - 1;) {
+    const field = fields[i] ?? ''
+    if (!field.startsWith(':')) {
+      commits.set(field, current = [])
+      i += 1
+      continue
+    }
+    const [change, next] = rawRecord(fields, i)
+    current.push(change)
+    i = next
+  }
+  return commits
 }
 
 /** A mode as the original prints it (Ruby's `to_s(8)`): `100644`, and `0` for a side with no file. */
@@ -80,17 +108,25 @@ export interface ChangedFiles {
   removed: string[]
 }
 
-/** The paths `to` added, modified and removed since `from` (null: a root commit); a rename counts as modified, as push hooks list it. */
-export async function changedFiles(repo: GitRepository, from: string | null, to: string): Promise<ChangedFiles> {
-  const base = from ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904' // the empty tree
-  const raw = await repo.run(['diff', '--raw', '-z', '--no-ext-diff', '-M', '--end-of-options', base, to, '--'])
-  const files: ChangedFiles = { added: [], modified: [], removed: [] }
-  for (const change of parseRaw(raw)) {
-    if (change.status === 'A') files.added.push(change.newPath)
-    else if (change.status === 'D') files.removed.push(change.oldPath)
-    else files.modified.push(change.newPath)
-  }
-  return files
+/**
+ * The paths each commit added, modified and removed since its first parent (a root commit: all its
+ * files), for all of them in one git process; a rename counts as modified, as push hooks list it.
+ */
+export async function changedFilesOfCommits(repo: GitRepository, commits: readonly Pick<Commit, 'id' | 'parents'>[]): Promise<ChangedFiles[]> {
+  if (commits.length === 0) return []
+  // A line `<commit> <parent>` diffs the commit against that one parent (a merge: its first).
+  const input = commits.map((commit) => (commit.parents[0] === undefined ? commit.id : `${commit.id} ${commit.parents[0]}`)).join('\n')
+  const out = await repo.run(['diff-tree', '--stdin', '--always', '--root', '-r', '-M', '--raw', '-z', '--no-ext-diff'], { input: `${input}\n` })
+  const byCommit = parseRawPerCommit(out)
+  return commits.map((commit) => {
+    const files: ChangedFiles = { added: [], modified: [], removed: [] }
+    for (const change of byCommit.get(commit.id) ?? []) {
+      if (change.status === 'A') files.added.push(change.newPath)
+      else if (change.status === 'D') files.removed.push(change.oldPath)
+      else files.modified.push(change.newPath)
+    }
+    return files
+  })
 }
 
 /** How many files the diff from `from` to `to` changes (a rename is one), without reading the diff itself. */

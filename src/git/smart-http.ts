@@ -55,7 +55,9 @@ function serviceArgs(service: GitService, options: ServiceOptions): string[] {
   if (service === 'git-upload-pack') return ['upload-pack']
   if (options.hooksDir === undefined) throw new Error('receive-pack needs the hooks directory')
   return [
-    '-c', `core.hooksPath=${options.hooksDir}`,
+    // No `gc --auto` after each push: it would run before the push's answer ends, and housekeeping
+    // jobs (counted per push) keep the repository packed.
+    '-c', `core.hooksPath=${options.hooksDir}`, '-c', 'receive.autogc=false',
     ...HIDDEN_FROM_PUSHES.flatMap((prefix) => ['-c', `receive.hideRefs=${prefix}`]),
     'receive-pack',
   ]

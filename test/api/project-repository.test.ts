@@ -13,6 +13,7 @@ import { GUEST, REPORTER } from '../../src/policies/access-levels.js'
 import { REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
 import { afterPush } from '../../src/services/push/after-push.js'
 import { NULL_OID } from '../../src/git/repository.js'
+import { STATISTICS_REFRESH_DELAY_MS } from '../../src/services/projects/refresh-statistics.js'
 
 describe('project repository facts', () => {
   let t: TestApp
@@ -22,8 +23,8 @@ describe('project repository facts', () => {
   const create = (token: string, body: Record<string, unknown>) => t.api('POST', '/projects', { token, body })
   const getProject = (id: number, token: string, query: Record<string, string | boolean> = {}) =>
     t.api('GET', `/projects/${id}`, { token, query })
-  /** Works every due job, as the in-process worker would. */
-  const runJobs = () => t.ctx.jobs.runDue()
+  /** Works every due job, as the in-process worker would, and the statistics refreshes changes scheduled a moment later. */
+  const runJobs = () => t.ctx.jobs.runDue(Date.now() + STATISTICS_REFRESH_DELAY_MS)
   const setDefaultBranch = (id: number, branch: string) =>
     t.ctx.db.updateTable('projects').set({ default_branch: branch }).where('id', '=', id).execute()
 

@@ -177,10 +177,13 @@ function repositoryUpdatePayload(ref: ProjectRef, user: UserRow, updates: PushFa
 }
 
 async function pushDeliveries(ctx: AppContext, job: PushFanOut): Promise<Delivery[]> {
-  const ref = await loadProjectRef(ctx.db, job.projectId)
-  const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', job.userId).executeTakeFirst()
+  // Independent reads at once: on PostgreSQL each is a round trip the delivery waits for.
+  const [ref, user, hooks] = await Promise.all([
+    loadProjectRef(ctx.db, job.projectId),
+    ctx.db.selectFrom('users').selectAll().where('id', '=', job.userId).executeTakeFirst(),
+    hooksFor(ctx.db, job.projectId),
+  ])
   if (ref === null || user === undefined) return []
-  const hooks = await hooksFor(ctx.db, job.projectId)
   const repo = ctx.repositories.open(job.projectId)
   const deliveries: Delivery[] = []
   for (const update of job.updates) {

@@ -11,7 +11,7 @@ import { isoTime } from '../../db/values.js'
 import { presentContext, type PresentContext } from '../../entities/common.js'
 import { userAvatarUrl } from '../../entities/user.js'
 import { signatureTime, type Commit } from '../../git/repository.js'
-import { changedFiles, type ChangedFiles } from '../../git/diff.js'
+import { changedFilesOfCommits, type ChangedFiles } from '../../git/diff.js'
 import { isWorkInProgress } from '../../entities/merge-request.js'
 import { issueAssigneeIds } from '../../finders/issues-finder.js'
 import { humanDuration } from '../issuables/time-tracking.js'
@@ -126,7 +126,7 @@ export interface PushSelection {
 export async function pushPayload(ctx: AppContext, ref: ProjectRef, user: UserRow, push: PushSelection): Promise<HookPayload> {
   const pc = hookPresentContext(ctx)
   const repo = ctx.repositories.open(ref.project.id)
-  const files = await Promise.all(push.commits.map((commit) => changedFiles(repo, commit.parents[0] ?? null, commit.id)))
+  const files = await changedFilesOfCommits(repo, push.commits)
   const project = projectHookAttrs(ref, pc, false)
   return {
     object_kind: push.kind,

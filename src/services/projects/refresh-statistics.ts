@@ -9,9 +9,16 @@ import { countCommits, historyFrom } from '../../git/log.js'
 import type { GitRepository } from '../../git/repository.js'
 import { REFRESH_STATISTICS } from './jobs.js'
 
+/**
+ * How long a refresh waits after the change that asked for it. Pushes come in bursts, and the jobs
+ * a push causes that someone waits for (its web hooks) should not share the CPU with four git
+ * commands nobody waits for; every change within the wait shares the one refresh.
+ */
+export const STATISTICS_REFRESH_DELAY_MS = 1_000
+
 /** Enqueues a refresh; while one is pending for the project, another request adds nothing. */
 export async function enqueueStatisticsRefresh(ctx: Pick<AppContext, 'jobs'>, projectId: number): Promise<void> {
-  await ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId }, { uniqueKey: String(projectId) })
+  await ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId }, { uniqueKey: String(projectId), runAt: Date.now() + STATISTICS_REFRESH_DELAY_MS })
 }
 
 // The original's README rules (Gitlab::FileDetector, MarkupHelper): a root file named readme*, a

@@ -50,26 +50,12 @@ export class PushListeners {
 /** Title of a pushed event's commit, as the original trims it. */
 const TITLE_LENGTH = 70
 
-/** How far a push moved a branch along a straight line of single-parent commits (at most 100); null otherwise. */
-async function fastForwardLength(repo: GitRepository, oldId: string, newId: string): Promise<number | null> {
-  let id = newId
-  for (let count = 0; count < 100; count++) {
-    if (id === oldId) return count
-    const commit = await repo.readCommit(id)
-    if (commit === null || commit.parents.length !== 1) return null
-    id = commit.parents[0]!
-  }
-  return null
-}
-
 async function pushDataOf(repo: GitRepository, update: RefUpdate, branchesAfterPush: () => Promise<readonly string[]>): Promise<PushData> {
   const isTag = update.ref.startsWith(TAG_PREFIX)
   const action = update.oldId === NULL_OID ? 'created' : update.newId === NULL_OID ? 'removed' : 'pushed'
   let commitCount = 0
   if (!isTag && action === 'pushed') {
-    // Most pushes add a few commits in a line: counted through the cat-file readers, no process.
-    commitCount = await fastForwardLength(repo, update.oldId, update.newId)
-      ?? await countPushedCommits(repo, update.newId, [update.oldId])
+    commitCount = await countPushedCommits(repo, update.newId, [update.oldId])
   } else if (!isTag && action === 'created') {
     const otherBranches = (await branchesAfterPush()).filter((ref) => ref !== update.ref)
     commitCount = await countPushedCommits(repo, update.newId, otherBranches)

@@ -43,9 +43,11 @@ export async function refusalOf(check: PushCheck): Promise<string | null> {
   const [branches, tags, settings] = await Promise.all([
     protectedBranchesOf(ctx.db, subject.project.id), protectedTagsOf(ctx.db, subject.project.id), getApplicationSettings(ctx.db),
   ])
-  // Asking git whether the repository is empty costs a process: only when the setting makes it matter.
+  // Asking git whether the repository is empty costs a process: only when the setting makes it
+  // matter and no update moves or deletes a branch or tag that exists (as most pushes do).
+  const movesExistingRef = updates.some((update) => update.oldId !== NULL_OID && (update.ref.startsWith(BRANCH_PREFIX) || update.ref.startsWith(TAG_PREFIX)))
   const firstPushProtected = settings.default_branch_protection === 2
-    && updates.some((update) => update.ref.startsWith(BRANCH_PREFIX)) && await repo.isEmpty()
+    && updates.some((update) => update.ref.startsWith(BRANCH_PREFIX)) && !movesExistingRef && await repo.isEmpty()
   for (const update of updates) {
     const refusal = update.ref.startsWith(BRANCH_PREFIX)
       ? await branchRefusal(update, { repo, branches, admin, level, env: check.gitEnv, defaultBranch: subject.project.default_branch, firstPushProtected })
