@@ -3,9 +3,9 @@
 // instance's periods a job (its kind is in jobs.ts) runs the task that count picks (gc, full repack,
 // incremental repack; git/housekeeping.ts). POST /projects/:id/housekeeping starts one at once. A lease on the project
 // (held from the enqueue to the end of the job, at most a day) keeps two from running on one
-// repository; the counter starts again from 0 once it has reached the gc period. A push that brings
-// a large pack, or the first push into an empty repository, starts housekeeping at once rather than
-// at its count: until a repack writes a bitmap, every clone counts the new objects the slow way.
+// repository; the counter starts again from 0 once it has reached the gc period. A push over git
+// that brings a large pack, or is the first into an empty repository, starts housekeeping at once
+// rather than at its count: until a repack writes a bitmap, every clone counts its objects the slow way.
 import type { AppContext } from '../../context.js'
 import type { CompletedPush } from '../push/after-push.js'
 import { HOUSEKEEPING_TASKS, runHousekeeping, type HousekeepingTask } from '../../git/housekeeping.js'
@@ -34,7 +34,9 @@ export function housekeepingTaskFor(pushesSinceGc: number, settings: Periods): H
 /** Whether a push (afterPush counted it in the project's pushes_since_gc) is due some housekeeping. */
 function housekeepingDue(push: CompletedPush, settings: ApplicationSettings): boolean {
   if (!settings.housekeeping_enabled) return false
-  if (push.intoEmptyRepository || push.receivedBytes >= LARGE_PUSH_BYTES) return true
+  // A first push over git brings a whole history; the API's first commit (a README) a few objects.
+  const firstOverGit = push.intoEmptyRepository && push.receivedBytes > 0
+  if (firstOverGit || push.receivedBytes >= LARGE_PUSH_BYTES) return true
   const pushesSinceGc = push.project.pushes_since_gc
   const periods = [settings.housekeeping_gc_period, settings.housekeeping_full_repack_period, settings.housekeeping_incremental_repack_period]
   return pushesSinceGc > 0 && periods.some((period) => pushesSinceGc % period === 0)
