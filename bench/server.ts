@@ -1,4 +1,4 @@
-// The server under test: Ingot as `ingot web` builds it, plus the floor each measurement is set
+// The server under test: Ingot as `ingot web` builds and runs it (background jobs included), plus the floor each measurement is set
 // beside — GET /-/floor/<name> answers, from the same process, the body and headers the real
 // endpoint gave for the same request, precomputed once. Configured from the environment (INGOT_*)
 // and BENCH_TARGETS, a JSON array of {name, path, token}.
@@ -52,6 +52,8 @@ async function main() {
   await app.ready()
   await precomputeFloors(app, targets, floors)
   await app.listen({ port: config.port, host: config.host })
+  // As `ingot web` does unless told not to: pushes' jobs (housekeeping, statistics) run here.
+  if (config.webJobs) await ctx.jobs.start()
   process.stdout.write('READY\n')
   const stop = () => void app.close().then(() => ctx.close()).then(() => process.exit(0))
   process.once('SIGTERM', stop)

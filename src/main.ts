@@ -3,7 +3,8 @@
 // to), `worker` only works jobs, `migrate` only brings the database schema up to date, `admin` runs
 // an operator's command on the database (cli/admin.ts). SIGTERM or SIGINT stops a process
 // gracefully: no new requests or jobs, running ones finish until INGOT_SHUTDOWN_TIMEOUT_MS, jobs
-// still running then are handed back for another process.
+// still running then are handed back for another process. web, worker and migrate refuse to start
+// (exit 2) with a git older than the releases that fixed its known flaws (git/version.ts).
 import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig, type Config } from './config.js'
@@ -13,6 +14,7 @@ import { INITIAL_ROOT_PASSWORD_FILE, seedRoot } from './services/users/seed-root
 import { createLogger, logFormatFor } from './logger.js'
 import { runAdmin } from './cli/admin.js'
 import { METRICS_PATH, serveMetrics } from './api/metrics.js'
+import { gitVersionProblem } from './git/version.js'
 
 const HELP = `Usage: ingot <command>
 
@@ -60,6 +62,12 @@ async function main(argv: string[]): Promise<number> {
   const unknown = allowed === undefined ? undefined : options.find((option) => !allowed.includes(option))
   if (unknown !== undefined) {
     process.stderr.write(`ingot: unknown option "${unknown}" for ${command}\n\n${HELP}`)
+    return 2
+  }
+  // Before anything touches the data: a git without the CVE fixes must never serve a repository.
+  const gitProblem = await gitVersionProblem()
+  if (gitProblem !== null) {
+    process.stderr.write(`ingot: ${gitProblem}\n`)
     return 2
   }
   let config: Config

@@ -134,6 +134,29 @@ describe('the ingot command', () => {
     assert.match(help.stdout, /INGOT_WEB_JOBS/)
   })
 
+  it('refuses to start with a git older than the fixes of CVE-2022-41903 and CVE-2022-23521, before touching its data', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-old-git-'))
+    try {
+      // A `git` first on the PATH that answers as an unpatched release of the newest branch would.
+      const bin = path.join(dir, 'bin')
+      await fs.mkdir(bin)
+      await fs.writeFile(path.join(bin, 'git'), '#!/bin/sh\necho "git version 2.39.0"\n', { mode: 0o755 })
+      const dataDir = path.join(dir, 'data')
+      const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, INGOT_DATA_DIR: dataDir, INGOT_DATABASE_URL: '' }
+      for (const command of ['web', 'worker', 'migrate']) {
+        await assert.rejects(run(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), command], { env }),
+          (err: { code?: number; stderr?: string }) => {
+            assert.equal(err.code, 2, `${command}: ${err.stderr}`)
+            assert.match(err.stderr ?? '', /^ingot: git 2\.39\.0 is too old: Ingot needs git 2\.39\.1 or newer/)
+            return true
+          })
+      }
+      await assert.rejects(fs.access(dataDir), { code: 'ENOENT' })
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true })
+    }
+  })
+
   describe('web --no-jobs beside a worker', () => {
     let t: TestApp
     before(async () => { t = await buildTestApp() })

@@ -185,6 +185,11 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   if (service === 'git-receive-pack' && pusher === null) throw challenge()
   const proc = startService(service, options)
   const { child } = proc
+  const gunzip = decoder === 'gzip' ? createGunzip() : null
+  // How much a push brought (its pack, mostly), for housekeeping's sake: counted as git is given
+  // it, so the whole pack is counted by the time receive-pack runs its post-receive hook.
+  let receivedBytes = 0
+  if (service === 'git-receive-pack') (gunzip ?? req.raw).on('data', (chunk: Buffer) => { receivedBytes += chunk.length })
   const stop = () => { if (child.exitCode === null && child.signalCode === null) child.kill() }
   if (service === 'git-receive-pack' && pusher !== null) {
     const pipes = hookPipesOf(proc)
@@ -203,7 +208,7 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
           const refusal = await refusalOf({ ctx, subject, actor: pusher, updates, gitEnv })
           return refusal === null ? { allow: true, messages: [] } : { allow: false, messages: [refusal] }
         },
-        postReceive: (updates) => afterPush(ctx, subject.project, pusher, updates),
+        postReceive: (updates) => afterPush(ctx, subject.project, pusher, updates, { receivedBytes }),
         onError,
       })
     child.once('exit', () => { pipes.fromHooks.destroy(); pipes.toHooks.destroy() })
@@ -216,7 +221,7 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
       stop()
     }
   }
-  if (decoder === 'gzip') pipeline(req.raw, createGunzip(), child.stdin, finished)
+  if (gunzip !== null) pipeline(req.raw, gunzip, child.stdin, finished)
   else pipeline(req.raw, child.stdin, finished)
   reply.raw.once('close', () => { if (!reply.raw.writableFinished) stop() })
   return reply.headers(NO_CACHE_HEADERS).type(resultType(service)).send(Readable.from(answerOf(req, proc, () => bodyError)))

@@ -1,10 +1,12 @@
 // Repository housekeeping, with real pushes (git over HTTP and the API's commits) and real git on
-// disk: pushes counted per project, an incremental repack, a full repack (with a bitmap when
-// enabled) and gc at multiples of the instance's periods, the counter starting again after gc,
-// nothing while housekeeping is off, and POST /projects/:id/housekeeping (Maintainers; 409 while
-// one is pending or running).
+// disk: pushes counted per project, an incremental (geometric) repack, a full repack and gc at
+// multiples of the instance's periods, each leaving a reachability bitmap git verifies (none when
+// bitmaps are off), the counter starting again after gc, the first push and a large push housekept
+// at once, `.keep` packs left alone, nothing while housekeeping is off, and
+// POST /projects/:id/housekeeping (Maintainers; 409 while one is pending or running).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
@@ -13,6 +15,7 @@ import { startGitClient, type GitClient } from '../helpers/git-server.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { DEVELOPER, MAINTAINER } from '../../src/policies/access-levels.js'
 import { HOUSEKEEP_REPOSITORY } from '../../src/services/projects/jobs.js'
+import { LARGE_PUSH_BYTES } from '../../src/services/projects/housekeeping.js'
 import { projectFullPath } from '../helpers/projects.js'
 
 describe('repository housekeeping', () => {
@@ -40,13 +43,23 @@ describe('repository housekeeping', () => {
     await client.ok(['commit', '-q', '-m', `Commit ${counter}`], { cwd: dir })
     await client.ok(['push', '-q', 'origin', 'HEAD:master'], { cwd: dir })
   }
-  /** What is on disk: loose objects, packs and bitmap indexes. */
+  /**
+   * What is on disk: loose objects, packs, and the bitmap git reads (a multi-pack index's is read
+   * before a pack's), checked by git against a walk of history from HEAD.
+   */
   const objects = async (project: ProjectRow) => {
     const gitDir = t.ctx.repositories.repositoryPath(project.id)
-    const counts = await t.ctx.repositories.open(project.id).run(['count-objects', '-v'])
+    const repo = t.ctx.repositories.open(project.id)
+    const counts = await repo.run(['count-objects', '-v'])
     const loose = Number(/^count: (\d+)$/m.exec(counts)?.[1])
     const packDir = await fs.readdir(path.join(gitDir, 'objects', 'pack'))
-    return { loose, packs: packDir.filter((f) => f.endsWith('.pack')).length, bitmaps: packDir.filter((f) => f.endsWith('.bitmap')).length }
+    const midx = packDir.includes('multi-pack-index')
+    const midxBitmaps = packDir.filter((f) => /^multi-pack-index-\w+\.bitmap$/.test(f)).length
+    const packBitmaps = packDir.filter((f) => /^pack-\w+\.bitmap$/.test(f)).length
+    assert.ok(midx || midxBitmaps === 0, 'no multi-pack bitmap without its index')
+    const bitmap = midx && midxBitmaps === 1 ? 'multi-pack' : packBitmaps === 1 ? 'pack' : midxBitmaps + packBitmaps === 0 ? null : 'several'
+    if (bitmap !== null) await repo.run(['rev-list', '--test-bitmap', 'HEAD'])
+    return { loose, packs: packDir.filter((f) => f.endsWith('.pack')).length, bitmap }
   }
   const projectRow = (project: ProjectRow) =>
     t.ctx.db.selectFrom('projects').select(['pushes_since_gc', 'housekeeping_lease_until']).where('id', '=', project.id).executeTakeFirstOrThrow()
@@ -78,12 +91,12 @@ describe('repository housekeeping', () => {
     assert.equal(await pendingTask(project), 'incremental_repack')
     assert.ok((await objects(project)).loose > 0)
     await t.ctx.jobs.runDue()
-    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 0 })
+    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmap: 'multi-pack' })
     assert.equal((await projectRow(project)).housekeeping_lease_until, null)
 
     await push(dir)
     await t.ctx.jobs.runDue()
-    assert.deepEqual(await objects(project), { loose: 0, packs: 2, bitmaps: 0 })
+    assert.deepEqual(await objects(project), { loose: 0, packs: 2, bitmap: 'multi-pack' })
 
     // A commit through the API is a push too.
     const commit = await t.api('POST', `/projects/${project.id}/repository/files/api.txt`, {
@@ -93,19 +106,19 @@ describe('repository housekeeping', () => {
     assert.equal((await projectRow(project)).pushes_since_gc, 3)
     assert.equal(await pendingTask(project), 'full_repack')
     await t.ctx.jobs.runDue()
-    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 1 })
+    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmap: 'pack' })
 
     await client.ok(['pull', '-q', '--ff-only', 'origin', 'master'], { cwd: dir })
     for (let pushes = 4; pushes <= 5; pushes++) {
       await push(dir)
       await t.ctx.jobs.runDue()
     }
-    assert.deepEqual(await objects(project), { loose: 0, packs: 3, bitmaps: 1 })
+    assert.deepEqual(await objects(project), { loose: 0, packs: 3, bitmap: 'multi-pack' })
     await push(dir)
     assert.equal(await pendingTask(project), 'gc')
     assert.equal((await projectRow(project)).pushes_since_gc, 0)
     await t.ctx.jobs.runDue()
-    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 1 })
+    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmap: 'pack' })
     // gc packs the refs too.
     await fs.access(path.join(t.ctx.repositories.repositoryPath(project.id), 'packed-refs'))
 
@@ -124,7 +137,7 @@ describe('repository housekeeping', () => {
         await push(dir)
         await t.ctx.jobs.runDue()
       }
-      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 0 })
+      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmap: null })
     } finally {
       await setSettings({ housekeeping_bitmaps_enabled: true })
     }
@@ -137,6 +150,63 @@ describe('repository housekeeping', () => {
     } finally {
       await setSettings({ housekeeping_enabled: true })
     }
+  })
+
+  it('starts at once after the first push and after a push of a large pack; a small push waits for its count', async () => {
+    await setSettings({ housekeeping_incremental_repack_period: 10, housekeeping_full_repack_period: 50, housekeeping_gc_period: 200 })
+    try {
+      const project = await makeProject(t, owner)
+      const dir = await cloneOf(project)
+      await push(dir)
+      assert.equal(await pendingTask(project), 'incremental_repack')
+      await t.ctx.jobs.runDue()
+      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmap: 'multi-pack' })
+
+      await push(dir)
+      assert.equal((await projectRow(project)).pushes_since_gc, 2)
+      assert.equal(await pendingTask(project), null)
+
+      // Random bytes: the pack cannot be smaller than the file.
+      await fs.writeFile(path.join(dir, 'large.bin'), randomBytes(LARGE_PUSH_BYTES + 64 * 1024))
+      await push(dir)
+      assert.equal(await pendingTask(project), 'incremental_repack')
+      await t.ctx.jobs.runDue()
+      assert.deepEqual(await objects(project), { loose: 0, packs: 2, bitmap: 'multi-pack' })
+    } finally {
+      await setSettings({ housekeeping_incremental_repack_period: 1, housekeeping_full_repack_period: 3, housekeeping_gc_period: 6 })
+    }
+  })
+
+  it('leaves .keep packs, and reads no multi-pack index from before a full repack or gc', async () => {
+    const project = await makeProject(t, owner)
+    const dir = await cloneOf(project)
+    const packDir = path.join(t.ctx.repositories.repositoryPath(project.id), 'objects', 'pack')
+    /** Runs the task the push count `count` picks, through the API. */
+    const housekeepAt = async (count: number, task: string) => {
+      await t.ctx.db.updateTable('projects').set({ pushes_since_gc: count }).where('id', '=', project.id).execute()
+      assert.equal((await t.api('POST', `/projects/${project.id}/housekeeping`, { token: owner.token })).status, 201)
+      assert.equal(await pendingTask(project), task)
+      await t.ctx.jobs.runDue()
+    }
+    await push(dir)
+    await t.ctx.jobs.runDue()
+    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmap: 'multi-pack' })
+    // The full repack writes the same pack again (the same objects), so git deletes no pack and
+    // keeps the multi-pack index over it.
+    await housekeepAt(3, 'full_repack')
+    assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmap: 'pack' })
+    assert.ok(!(await fs.readdir(packDir)).some((f) => f.startsWith('multi-pack-index')))
+
+    const [kept] = (await fs.readdir(packDir)).filter((f) => f.endsWith('.pack'))
+    await fs.writeFile(path.join(packDir, kept!.replace(/\.pack$/, '.keep')), '')
+    await push(dir)
+    await t.ctx.jobs.runDue()
+    assert.deepEqual(await objects(project), { loose: 0, packs: 2, bitmap: 'multi-pack' })
+    await housekeepAt(3, 'full_repack')
+    assert.deepEqual(await objects(project), { loose: 0, packs: 2, bitmap: 'pack' })
+    await housekeepAt(6, 'gc')
+    assert.deepEqual(await objects(project), { loose: 0, packs: 2, bitmap: 'pack' })
+    assert.ok((await fs.readdir(packDir)).includes(kept!))
   })
 
   describe('POST /projects/:id/housekeeping', () => {
@@ -164,13 +234,13 @@ describe('repository housekeeping', () => {
       assert.equal(await pendingTask(project), 'incremental_repack')
 
       await t.ctx.jobs.runDue()
-      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 0 })
+      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmap: 'multi-pack' })
       // Once done, another may start; with no push counted since gc, that is gc.
       await t.ctx.db.updateTable('projects').set({ pushes_since_gc: 0 }).where('id', '=', project.id).execute()
       assert.equal((await t.api('POST', `/projects/${project.id}/housekeeping`, { token: owner.token })).status, 201)
       assert.equal(await pendingTask(project), 'gc')
       await t.ctx.jobs.runDue()
-      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmaps: 1 })
+      assert.deepEqual(await objects(project), { loose: 0, packs: 1, bitmap: 'pack' })
     })
 
     it('is for Maintainers: 403 for Developers, 404 for outsiders of a private project, 401 anonymous', async () => {

@@ -3,13 +3,18 @@
 // instance's periods a job (its kind is in jobs.ts) runs the task that count picks (gc, full repack,
 // incremental repack; git/housekeeping.ts). POST /projects/:id/housekeeping starts one at once. A lease on the project
 // (held from the enqueue to the end of the job, at most a day) keeps two from running on one
-// repository; the counter starts again from 0 once it has reached the gc period.
+// repository; the counter starts again from 0 once it has reached the gc period. A push over git
+// that brings a large pack, or is the first into an empty repository, starts housekeeping at once
+// rather than at its count: until a repack writes a bitmap, every clone counts its objects the slow way.
 import type { AppContext } from '../../context.js'
-import type { ProjectRow } from '../../db/schema.js'
+import type { CompletedPush } from '../push/after-push.js'
 import { HOUSEKEEPING_TASKS, runHousekeeping, type HousekeepingTask } from '../../git/housekeeping.js'
 import { getApplicationSettings, type ApplicationSettings } from '../settings.js'
 import { enqueueStatisticsRefresh } from './refresh-statistics.js'
 import { HOUSEKEEP_REPOSITORY } from './jobs.js'
+
+/** A push bringing at least this much is housekept at once, whatever the push count. */
+export const LARGE_PUSH_BYTES = 10 * 1024 * 1024
 
 /** The original's lease: a job that dies without ending its lease blocks housekeeping for a day at most. */
 const LEASE_MS = 24 * 60 * 60 * 1000
@@ -26,10 +31,15 @@ export function housekeepingTaskFor(pushesSinceGc: number, settings: Periods): H
   return 'incremental_repack'
 }
 
-/** Whether a push that brought the count to `pushesSinceGc` is due some housekeeping. */
-function housekeepingDue(pushesSinceGc: number, settings: ApplicationSettings): boolean {
+/** Whether a push (afterPush counted it in the project's pushes_since_gc) is due some housekeeping. */
+function housekeepingDue(push: CompletedPush, settings: ApplicationSettings): boolean {
+  if (!settings.housekeeping_enabled) return false
+  // A first push over git brings a whole history; the API's first commit (a README) a few objects.
+  const firstOverGit = push.intoEmptyRepository && push.receivedBytes > 0
+  if (firstOverGit || push.receivedBytes >= LARGE_PUSH_BYTES) return true
+  const pushesSinceGc = push.project.pushes_since_gc
   const periods = [settings.housekeeping_gc_period, settings.housekeeping_full_repack_period, settings.housekeeping_incremental_repack_period]
-  return settings.housekeeping_enabled && pushesSinceGc > 0 && periods.some((period) => pushesSinceGc % period === 0)
+  return pushesSinceGc > 0 && periods.some((period) => pushesSinceGc % period === 0)
 }
 
 export interface HousekeepingPayload {
@@ -73,10 +83,10 @@ async function endLease(ctx: AppContext, projectId: number): Promise<void> {
   await ctx.db.updateTable('projects').set({ housekeeping_lease_until: null }).where('id', '=', projectId).execute()
 }
 
-/** Starts the housekeeping a push made due (afterPush counted it), unless one is under way already. */
-async function afterCountedPush(ctx: AppContext, project: ProjectRow): Promise<void> {
-  if (!housekeepingDue(project.pushes_since_gc, await getApplicationSettings(ctx.db))) return
-  await startHousekeeping(ctx, project.id)
+/** Starts the housekeeping a push made due, unless one is under way already. */
+async function afterCountedPush(ctx: AppContext, push: CompletedPush): Promise<void> {
+  if (!housekeepingDue(push, await getApplicationSettings(ctx.db))) return
+  await startHousekeeping(ctx, push.project.id)
 }
 
 /** The housekeeping job; the lease ends with it, whatever happens. */
@@ -97,5 +107,5 @@ export async function housekeep(ctx: AppContext, payload: HousekeepingPayload, s
 
 /** The push listener that starts housekeeping when due; called once by openContext. */
 export function registerRepositoryHousekeeping(hooks: Pick<AppContext, 'pushListeners'>): void {
-  hooks.pushListeners.add(({ project }, ctx) => afterCountedPush(ctx, project))
+  hooks.pushListeners.add((push, ctx) => afterCountedPush(ctx, push))
 }

@@ -23,6 +23,15 @@ export interface CompletedPush {
   actor: Actor
   /** The updates that took effect. */
   updates: readonly RefUpdate[]
+  /** Whether the repository had no branch before the push. */
+  intoEmptyRepository: boolean
+  /** What the pusher sent (the pack, over git); 0 for the API's writes, which bring a few objects. */
+  receivedBytes: number
+}
+
+/** What only the transport knows of a push. */
+export interface PushTransfer {
+  receivedBytes: number
 }
 
 /** A listener hears a push with the context of whoever made it (a request's or a job's). */
@@ -89,7 +98,9 @@ function firstDefaultBranch(updates: readonly RefUpdate[], headBranch: string | 
  * Records what a push did to branches and tags; `refUpdates` are the ones that took effect (other
  * refs, such as git notes, leave no record, as in the original).
  */
-export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Actor, refUpdates: readonly RefUpdate[]): Promise<void> {
+export async function afterPush(
+  ctx: AppContext, project: ProjectRow, actor: Actor, refUpdates: readonly RefUpdate[], transfer: PushTransfer = { receivedBytes: 0 },
+): Promise<void> {
   const updates = refUpdates.filter((u) => u.ref.startsWith(BRANCH_PREFIX) || u.ref.startsWith(TAG_PREFIX))
   if (updates.length === 0) return
   const repo = ctx.repositories.open(project.id)
@@ -135,5 +146,7 @@ export async function afterPush(ctx: AppContext, project: ProjectRow, actor: Act
   if (newDefault !== null) await ctx.repositories.setHead(project.id, newDefault)
   await enqueueStatisticsRefresh(ctx, project.id)
   const updated = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()
-  if (updated !== undefined) await ctx.pushListeners.notify({ project: updated, actor, updates }, ctx)
+  if (updated !== undefined) {
+    await ctx.pushListeners.notify({ project: updated, actor, updates, intoEmptyRepository: firstPush, receivedBytes: transfer.receivedBytes }, ctx)
+  }
 }
