@@ -18,6 +18,7 @@ import type { ProjectRow } from '../../src/db/schema.js'
 import { createAccessToken } from '../../src/services/access-tokens/create-access-token.js'
 import { DEVELOPER, GUEST, MAINTAINER, REPORTER } from '../../src/policies/access-levels.js'
 import { projectFullPath } from '../helpers/projects.js'
+import { STATISTICS_REFRESH_DELAY_MS } from '../../src/services/projects/refresh-statistics.js'
 
 /** The password makeUser gives every user. */
 const PASSWORD = 'password1234'
@@ -296,8 +297,8 @@ describe('git smart HTTP', () => {
       const res = await t.api('GET', `/projects/${project.id}`)
       assert.equal(res.body.default_branch, 'main')
       assert.equal(res.body.empty_repo, false)
-      // The push scheduled the statistics refresh.
-      while (await t.ctx.jobs.runDue() > 0) { /* the push's jobs */ }
+      // The push scheduled the statistics refresh (due a moment later).
+      while (await t.ctx.jobs.runDue(Date.now() + STATISTICS_REFRESH_DELAY_MS) > 0) { /* the push's jobs */ }
       assert.equal((await t.api('GET', `/projects/${project.id}`, { query: { statistics: true } })).body.statistics.commit_count, 1)
       const [event] = await pushEvents(project)
       assert.equal(event?.author_id, owner.user.id)
