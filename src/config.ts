@@ -31,6 +31,18 @@ export interface Config {
   webJobs: boolean
   /** On SIGTERM/SIGINT, how long running jobs may take to finish before they are handed back to the queue. */
   shutdownTimeoutMs: number
+  /** Bans after failed password sign-ins (web form and git over HTTP), as the original's rack_attack.git_basic_auth. */
+  signInBan: SignInBanConfig
+}
+
+export interface SignInBanConfig {
+  enabled: boolean
+  /** Addresses and ranges never counted nor banned. */
+  ipWhitelist: readonly string[]
+  /** Failures within findTimeSeconds (per address, and per account) that earn a ban. */
+  maxRetry: number
+  findTimeSeconds: number
+  banTimeSeconds: number
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +87,16 @@ export function loadConfig(env: Env = process.env): Config {
   const jobConcurrency = parseInteger(env, 'INGOT_JOB_CONCURRENCY', { fallback: 4, min: 1, max: 256, unit: 'number of jobs' })
   const webJobs = parseBoolean(env, 'INGOT_WEB_JOBS', true)
   const shutdownTimeoutMs = parseInteger(env, 'INGOT_SHUTDOWN_TIMEOUT_MS', { fallback: 30_000, min: 0, max: 3_600_000, unit: 'number of milliseconds' })
+  const signInBan: SignInBanConfig = {
+    enabled: parseBoolean(env, 'INGOT_SIGN_IN_BAN_ENABLED', true),
+    // `none` for an empty list: every address can be banned.
+    ipWhitelist: nonEmpty(env.INGOT_SIGN_IN_BAN_IP_WHITELIST)?.toLowerCase() === 'none'
+      ? []
+      : parseAddressList('INGOT_SIGN_IN_BAN_IP_WHITELIST', env.INGOT_SIGN_IN_BAN_IP_WHITELIST, ['127.0.0.1']),
+    maxRetry: parseInteger(env, 'INGOT_SIGN_IN_BAN_MAXRETRY', { fallback: 10, min: 1, max: 1_000_000, unit: 'number of failures' }),
+    findTimeSeconds: parseInteger(env, 'INGOT_SIGN_IN_BAN_FINDTIME', { fallback: 60, min: 1, max: 86_400, unit: 'number of seconds' }),
+    banTimeSeconds: parseInteger(env, 'INGOT_SIGN_IN_BAN_BANTIME', { fallback: 3600, min: 1, max: 31_536_000, unit: 'number of seconds' }),
+  }
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -83,6 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundTimeoutMs,
     smtpUrl, emailFrom,
     jobConcurrency, webJobs, shutdownTimeoutMs,
+    signInBan,
   }
 }
 

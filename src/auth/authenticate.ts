@@ -78,8 +78,20 @@ export function registerAuthentication(app: FastifyInstance, db: Db): void {
  * The user of the request's session cookie, when the request is verified as the original's
  * RequestForgeryProtection has it (GET/HEAD, or the session's CSRF token in X-CSRF-Token); else
  * null, and the request goes on as anonymous. A session used again gets its cookie renewed.
+ * Looked up once per request: the throttles ask before authentication does.
  */
-async function sessionUser(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<UserRow | null> {
+function sessionUser(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<UserRow | null> {
+  let user = sessionUsers.get(req)
+  if (user === undefined) {
+    user = findSessionUser(db, req, reply)
+    sessionUsers.set(req, user)
+  }
+  return user
+}
+
+const sessionUsers = new WeakMap<FastifyRequest, Promise<UserRow | null>>()
+
+async function findSessionUser(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<UserRow | null> {
   const secret = parseCookies(req.headers.cookie).get(SESSION_COOKIE)
   if (secret === undefined) return null
   const verified = req.method === 'GET' || req.method === 'HEAD' || csrfTokenMatches(secret, req.headers[CSRF_HEADER])
@@ -91,6 +103,22 @@ async function sessionUser(db: Db, req: FastifyRequest, reply: FastifyReply): Pr
     void reply.header('set-cookie', serializeCookie(SESSION_COOKIE, secret, { expiresAt: active.session.expires_at, secure }))
   }
   return active.user
+}
+
+/**
+ * The user a request's credentials name, as the original's throttles tell it (Rack::Attack's
+ * authenticated_user_id): a usable token's owner, else a verified session's user; null for none,
+ * and for credentials that fail, which authentication refuses later. Whatever the route: web
+ * pages and git over HTTP count their callers too.
+ */
+export async function requestUserId(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<number | null> {
+  const credential = credentialOf(req)
+  if (credential === null) return (await sessionUser(db, req, reply))?.id ?? null
+  const owner = await tokenOwner(db, tokenDigest(credential.token))
+  if (owner === null || (credential.kinds !== null && !credential.kinds.includes(owner.token.kind))) return null
+  const { token, user } = owner
+  if (token.revoked || (token.expires_at !== null && token.expires_at <= Date.now())) return null
+  return user.id
 }
 
 /** 403 for a user who has not accepted enforced terms: the original's access_api rule, and its message. */

@@ -11,6 +11,7 @@ import * as m0008 from './0008_notification_settings.js'
 import * as m0009 from './0009_sessions.js'
 import * as m0010 from './0010_housekeeping.js'
 import * as m0011 from './0011_job_states.js'
+import * as m0012 from './0012_throttles.js'
 
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_sessions': m0009,
   '0010_housekeeping': m0010,
   '0011_job_states': m0011,
+  '0012_throttles': m0012,
 }
