@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import type { AppContext } from '../context.js'
 import { requestUserId } from '../auth/authenticate.js'
-import { getApplicationSettings, type ApplicationSettings } from '../services/settings.js'
+import { cachedApplicationSettings, getApplicationSettings, type ApplicationSettings } from '../services/settings.js'
 import type { ThrottleCounters } from '../services/throttles/counters.js'
 
 type ThrottleName = 'unauthenticated' | 'authenticated_api' | 'authenticated_web'
@@ -56,16 +56,17 @@ export async function registerThrottles(app: FastifyInstance, ctx: AppContext): 
     timeWindow: (req) => counted.get(req)!.periodSeconds * 1000,
   })
 
-  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+  /** Answers the request when it is banned or over its throttle's limit; true when it did. */
+  const refused = async (req: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     if (await ctx.throttles.signInBans.addressBanned(req.ip)) {
-      return reply.code(403).type('text/plain').send('Forbidden\n')
+      void reply.code(403).type('text/plain').send('Forbidden\n')
+      return true
     }
     const settings = await getApplicationSettings(ctx.db)
-    // Off (the default): no more than the cached settings read above.
-    if (!anyEnabled(settings)) return
+    if (!anyEnabled(settings)) return false
     const userId = await requestUserId(ctx.db, req, reply)
     const throttle: ThrottleName = userId === null ? 'unauthenticated' : isApiRequest(req) ? 'authenticated_api' : 'authenticated_web'
-    if (!enabled(settings, throttle)) return
+    if (!enabled(settings, throttle)) return false
     const periodSeconds = settings[`throttle_${throttle}_period_in_seconds`]
     counted.set(req, {
       key: `throttle_${throttle}:${userId ?? req.ip}`,
@@ -73,8 +74,20 @@ export async function registerThrottles(app: FastifyInstance, ctx: AppContext): 
       periodSeconds,
     })
     const result = await limit(req)
-    if (!result.isAllowed && result.isExceeded) {
-      return reply.code(429).header('retry-after', String(periodSeconds)).type('text/plain').send('Retry later\n')
+    if (result.isAllowed || !result.isExceeded) return false
+    void reply.code(429).header('retry-after', String(periodSeconds)).type('text/plain').send('Retry later\n')
+    return true
+  }
+
+  app.addHook('onRequest', (req, reply, done) => {
+    // The common case, told from what is cached without waiting: not banned, every throttle off
+    // (the default). It costs two map lookups; anything else takes the asynchronous path.
+    const settings = cachedApplicationSettings(ctx.db)
+    if (settings !== undefined && !anyEnabled(settings) && ctx.throttles.signInBans.addressBannedNow(req.ip) === false) {
+      done()
+      return
     }
+    // (A hook that answers the request does not call done.)
+    refused(req, reply).then((answered) => { if (!answered) done() }, done)
   })
 }

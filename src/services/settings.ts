@@ -258,9 +258,17 @@ export async function getApplicationSettings(db: Db): Promise<ApplicationSetting
 }
 
 export async function getApplicationSettingsRecord(db: Db): Promise<ApplicationSettingsRecord> {
-  const cache = readCacheOf<ApplicationSettingsRecord>(db, 'application-settings', { tables: ['application_settings'], maxWeight: 1 })
+  const cache = settingsCache(db)
   return cache === null ? loadRecord(db) : cache.get('current', () => loadRecord(db))
 }
+
+/** The settings in effect when they are cached, without waiting; undefined when they would be read. */
+export function cachedApplicationSettings(db: Db): ApplicationSettings | undefined {
+  return settingsCache(db)?.peek('current')?.settings
+}
+
+const settingsCache = (db: Db) =>
+  readCacheOf<ApplicationSettingsRecord>(db, 'application-settings', { tables: ['application_settings'], maxWeight: 1 })
 
 async function loadRecord(db: Db): Promise<ApplicationSettingsRecord> {
   const row = await settingsRow(db)

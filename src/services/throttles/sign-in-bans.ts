@@ -39,6 +39,13 @@ export class SignInBans {
     return this.banned(addressBan(address))
   }
 
+  /** addressBanned() when it can be told without waiting (whitelisted, or cached); else undefined. */
+  addressBannedNow(address: string): boolean | undefined {
+    if (!this.applies(address)) return false
+    const until = this.cache()?.peek(addressBan(address))
+    return until === undefined ? undefined : until > Date.now()
+  }
+
   /** Whether sign-ins to the account are refused (checked only when a password is tried). */
   async accountBanned(attempt: SignInAttempt): Promise<boolean> {
     if (!this.applies(attempt.address) || attempt.account === null) return false
@@ -73,9 +80,14 @@ export class SignInBans {
       const row = await this.db.selectFrom('throttle_bans').select('expires_at').where('key', '=', key).executeTakeFirst()
       return row === undefined ? 0 : Number(row.expires_at)
     }
-    const cache = readCacheOf<number>(this.db, 'sign-in-bans', { tables: ['throttle_bans'], maxWeight: 10_000 })
+    const cache = this.cache()
     const until = cache === null ? await load() : await cache.get(key, load)
     return until > Date.now()
+  }
+
+  /** When each ban key's ban ends (0 for none). */
+  private cache() {
+    return readCacheOf<number>(this.db, 'sign-in-bans', { tables: ['throttle_bans'], maxWeight: 10_000 })
   }
 
   private async ban(key: string): Promise<void> {
