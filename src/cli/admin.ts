@@ -11,9 +11,10 @@ import { seedRoot } from '../services/users/seed-root.js'
 import { CommandFailed, UsageError, type Command, type CommandGroup, type CommandIo } from './command.js'
 import { userCommands } from './admin-users.js'
 import { tokenCommands } from './admin-tokens.js'
+import { banCommands } from './admin-bans.js'
 
 /** Every group of `ingot admin`, in the order the help lists them. */
-const GROUPS: readonly CommandGroup[] = [userCommands, tokenCommands]
+const GROUPS: readonly CommandGroup[] = [userCommands, tokenCommands, banCommands]
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help'
 

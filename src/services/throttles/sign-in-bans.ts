@@ -22,8 +22,8 @@ export function accountKey(userId: number | null, login: string): string {
   return userId === null ? `login:${login.toLowerCase()}` : `user:${userId}`
 }
 
-const addressBan = (address: string) => `address:${address}`
-const accountBan = (account: string) => `account:${account}`
+export const addressBan = (address: string) => `address:${address}`
+export const accountBan = (account: string) => `account:${account}`
 const failures = (ban: string) => `sign_in_failures:${ban}`
 
 export class SignInBans {
@@ -69,6 +69,20 @@ export class SignInBans {
     if (!this.applies(attempt.address)) return
     const bans = [addressBan(attempt.address), ...(attempt.account === null ? [] : [accountBan(attempt.account)])]
     await this.counters.reset(bans.map(failures))
+  }
+
+  /** The bans in force, soonest to end first: what each bans (`address:…` or `account:…`) and until when. */
+  async list(): Promise<{ key: string; expiresAt: number }[]> {
+    const rows = await this.db.selectFrom('throttle_bans').selectAll().where('expires_at', '>', Date.now())
+      .orderBy('expires_at').orderBy('key').execute()
+    return rows.map((row) => ({ key: row.key, expiresAt: Number(row.expires_at) }))
+  }
+
+  /** Ends a ban (`address:…` or `account:…`, as list() names it) and forgets its failures; false when there was none. */
+  async lift(key: string): Promise<boolean> {
+    const lifted = await this.db.deleteFrom('throttle_bans').where('key', '=', key).where('expires_at', '>', Date.now()).executeTakeFirst()
+    await this.counters.reset([failures(key)])
+    return Number(lifted.numDeletedRows) > 0
   }
 
   private applies(address: string): boolean {
