@@ -12,6 +12,12 @@ import { openContext, type AppContext } from '../../src/context.js'
 import { buildApp } from '../../src/app.js'
 import { Browser } from '../web/browser.js'
 
+const DAY = {
+  throttle_unauthenticated_period_in_seconds: 86400,
+  throttle_authenticated_api_period_in_seconds: 86400,
+  throttle_authenticated_web_period_in_seconds: 86400,
+}
+
 const OFF = {
   throttle_unauthenticated_enabled: false,
   throttle_authenticated_api_enabled: false,
@@ -37,9 +43,12 @@ describe('Request throttles', () => {
   const get = (url: string, address: string, token?: string, app: FastifyInstance = t.app) => app.inject({
     method: 'GET', url, remoteAddress: address, headers: token === undefined ? {} : { 'private-token': token },
   })
-  /** Each throttle starts over: its counters of earlier tests are forgotten. */
+  /**
+   * Each throttle starts over: its counters of earlier tests are forgotten. Periods are a day, so
+   * that a test's requests do not fall on both sides of a window's end (windows are aligned).
+   */
   const fresh = async (body: Record<string, unknown>) => {
-    await settings({ ...OFF, ...body })
+    await settings({ ...OFF, ...DAY, ...body })
     await t.ctx.db.deleteFrom('throttle_counters').execute()
   }
 
@@ -70,14 +79,14 @@ describe('Request throttles', () => {
   })
 
   it('counts requests without a user per address: over the limit, 429 Retry later with Retry-After', async () => {
-    await fresh({ throttle_unauthenticated_enabled: true, throttle_unauthenticated_requests_per_period: 3, throttle_unauthenticated_period_in_seconds: 3600 })
+    await fresh({ throttle_unauthenticated_enabled: true, throttle_unauthenticated_requests_per_period: 3 })
     try {
       for (let i = 0; i < 3; i += 1) assert.equal((await get('/api/v4/projects', '10.1.0.1')).statusCode, 200)
       const over = await get('/api/v4/projects', '10.1.0.1')
       assert.equal(over.statusCode, 429)
       assert.equal(over.body, 'Retry later\n')
       assert.match(String(over.headers['content-type']), /^text\/plain/)
-      assert.equal(over.headers['retry-after'], '3600')
+      assert.equal(over.headers['retry-after'], '86400')
       // Web pages and unknown URLs count against the address too.
       assert.equal((await get('/users/sign_in', '10.1.0.1')).statusCode, 429)
       assert.equal((await get('/api/v4/projects', '10.1.0.2')).statusCode, 200, 'another address has its own count')
@@ -101,7 +110,7 @@ describe('Request throttles', () => {
   })
 
   it('counts API requests with a user per user, whatever the address', async () => {
-    await fresh({ throttle_authenticated_api_enabled: true, throttle_authenticated_api_requests_per_period: 2, throttle_authenticated_api_period_in_seconds: 3600 })
+    await fresh({ throttle_authenticated_api_enabled: true, throttle_authenticated_api_requests_per_period: 2 })
     try {
       assert.equal((await get('/api/v4/user', '10.3.0.1', alice.token)).statusCode, 200)
       assert.equal((await get('/api/v4/user', '10.3.0.2', alice.token)).statusCode, 200)
@@ -118,7 +127,7 @@ describe('Request throttles', () => {
   it('counts web requests of a signed-in user per user, apart from their API requests', async () => {
     const browser = new Browser(t, '10.4.0.1')
     await browser.signIn('alice')
-    await fresh({ throttle_authenticated_web_enabled: true, throttle_authenticated_web_requests_per_period: 2, throttle_authenticated_web_period_in_seconds: 3600 })
+    await fresh({ throttle_authenticated_web_enabled: true, throttle_authenticated_web_requests_per_period: 2 })
     try {
       assert.equal((await browser.get('/help')).status, 200)
       assert.equal((await get('/api/v4/user', '10.4.0.1', alice.token)).statusCode, 200, 'API requests are not counted here')
