@@ -12,6 +12,7 @@ import { NestedParamsError, parseNestedParams } from './api/nested-params.js'
 import { isUploadedFile, type UploadedFile } from './common/uploaded-file.js'
 import { lazySerializerFactory, lazyValidatorFactory } from './api/lazy-compilers.js'
 import { registerAuthentication } from './auth/authenticate.js'
+import { registerThrottles } from './api/throttles.js'
 import { databaseAnswers } from './db/index.js'
 import { RequestLog } from './request-log.js'
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js'
@@ -169,6 +170,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done(paramError(req, (value) => typeof value === 'number' && !Number.isFinite(value)))
   })
   sendExactJsonType(app)
+  // Before authentication, as Rack::Attack runs before the application: refused credentials count too.
+  await registerThrottles(app, ctx)
   registerAuthentication(app, ctx.db)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: '404 Not Found' }))

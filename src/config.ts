@@ -38,6 +38,18 @@ export interface Config {
   secretKey: string | null
   /** Keys secrets were sealed with before a rotation: still opened, and resealed with the current key at start. */
   previousSecretKeys: readonly string[]
+  /** Bans after failed password sign-ins (web form and git over HTTP), as the original's rack_attack.git_basic_auth. */
+  signInBan: SignInBanConfig
+}
+
+export interface SignInBanConfig {
+  enabled: boolean
+  /** Addresses and ranges never counted nor banned. */
+  ipWhitelist: readonly string[]
+  /** Failures within findTimeSeconds (per address, and per account) that earn a ban. */
+  maxRetry: number
+  findTimeSeconds: number
+  banTimeSeconds: number
 }
 
 export class ConfigError extends Error {}
@@ -88,6 +100,16 @@ export function loadConfig(env: Env = process.env): Config {
   for (const [name, key] of [['INGOT_SECRET_KEY', secretKey], ...previousSecretKeys.map((key) => ['INGOT_PREVIOUS_SECRET_KEYS', key])] as const) {
     if (key !== null && key.length < MIN_SECRET_KEY_LENGTH) throw new ConfigError(`${name} must hold keys of at least ${MIN_SECRET_KEY_LENGTH} characters`)
   }
+  const signInBan: SignInBanConfig = {
+    enabled: parseBoolean(env, 'INGOT_SIGN_IN_BAN_ENABLED', true),
+    // `none` for an empty list: every address can be banned.
+    ipWhitelist: nonEmpty(env.INGOT_SIGN_IN_BAN_IP_WHITELIST)?.toLowerCase() === 'none'
+      ? []
+      : parseAddressList('INGOT_SIGN_IN_BAN_IP_WHITELIST', env.INGOT_SIGN_IN_BAN_IP_WHITELIST, ['127.0.0.1']),
+    maxRetry: parseInteger(env, 'INGOT_SIGN_IN_BAN_MAXRETRY', { fallback: 10, min: 1, max: 1_000_000, unit: 'number of failures' }),
+    findTimeSeconds: parseInteger(env, 'INGOT_SIGN_IN_BAN_FINDTIME', { fallback: 60, min: 1, max: 86_400, unit: 'number of seconds' }),
+    banTimeSeconds: parseInteger(env, 'INGOT_SIGN_IN_BAN_BANTIME', { fallback: 3600, min: 1, max: 31_536_000, unit: 'number of seconds' }),
+  }
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -96,7 +118,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboundTimeoutMs,
     smtpUrl, emailFrom,
     jobConcurrency, webJobs, shutdownTimeoutMs, workerMetricsPort,
-    secretKey, previousSecretKeys,
+    secretKey, previousSecretKeys, signInBan,
   }
 }
 

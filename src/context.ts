@@ -18,6 +18,8 @@ import { registerMergeRequestPushListener } from './services/merge-requests/merg
 import { registerWebHooks } from './services/hooks/deliveries.js'
 import { registerIntegrations } from './services/integrations/register-integrations.js'
 import { registerRepositoryHousekeeping } from './services/projects/housekeeping.js'
+import { ThrottleCounters } from './services/throttles/counters.js'
+import { SignInBans } from './services/throttles/sign-in-bans.js'
 
 export interface AppContext {
   config: Config
@@ -34,6 +36,8 @@ export interface AppContext {
   mailer: Mailer | null
   /** Seals and opens secrets kept in the database (common/secret-box.ts). */
   secrets: SecretBox
+  /** Counters the request throttles count in (services/throttles/counters.ts), and sign-in bans. */
+  throttles: { counters: ThrottleCounters; signInBans: SignInBans }
   log: FastifyBaseLogger
   /**
    * The request this context acts for: the request itself, or the one whose change enqueued the job
@@ -85,6 +89,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     await database.close()
     throw err
   }
+  const counters = new ThrottleCounters(database.db)
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -95,6 +100,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     activity: new ActivityListeners(),
     mailer: config.smtpUrl === null ? null : createSmtpMailer(config.smtpUrl, config.emailFrom),
     secrets,
+    throttles: { counters, signInBans: new SignInBans(database.db, counters, config.signInBan) },
     log,
     requestId: null,
     async close() {

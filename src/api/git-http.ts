@@ -288,7 +288,7 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
         return reply.redirect(`/${route.fullPath}.git/info/refs${search}`, 301)
       }
       const service = route.action === 'info/refs' ? query.service : route.action
-      const client = await authenticateGitClient(ctx.db, req.headers.authorization)
+      const client = await authenticateGitClient(req.ingot, req.headers.authorization, req.ip)
       const authorized = await authorize(req, route, service, client)
       const projectId = authorized.subject.project.id
       if (authorized.wiki) await ctx.repositories.createWiki(projectId)

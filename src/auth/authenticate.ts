@@ -80,8 +80,20 @@ export function registerAuthentication(app: FastifyInstance, db: Db): void {
  * The session of the request's cookie, with its user, when the request is verified as the original's
  * RequestForgeryProtection has it (GET/HEAD, or the session's CSRF token in X-CSRF-Token); else
  * null, and the request goes on as anonymous. A session used again gets its cookie renewed.
+ * Looked up once per request: the throttles ask before authentication does.
  */
-async function sessionOf(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<ActiveSession | null> {
+function sessionOf(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<ActiveSession | null> {
+  let session = sessionsOfRequests.get(req)
+  if (session === undefined) {
+    session = findSessionOf(db, req, reply)
+    sessionsOfRequests.set(req, session)
+  }
+  return session
+}
+
+const sessionsOfRequests = new WeakMap<FastifyRequest, Promise<ActiveSession | null>>()
+
+async function findSessionOf(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<ActiveSession | null> {
   const secret = parseCookies(req.headers.cookie).get(SESSION_COOKIE)
   if (secret === undefined) return null
   const verified = req.method === 'GET' || req.method === 'HEAD' || csrfTokenMatches(secret, req.headers[CSRF_HEADER])
@@ -93,6 +105,22 @@ async function sessionOf(db: Db, req: FastifyRequest, reply: FastifyReply): Prom
     void reply.header('set-cookie', serializeCookie(SESSION_COOKIE, secret, { expiresAt: active.session.expires_at, secure }))
   }
   return active
+}
+
+/**
+ * The user a request's credentials name, as the original's throttles tell it (Rack::Attack's
+ * authenticated_user_id): a usable token's owner, else a verified session's user; null for none,
+ * and for credentials that fail, which authentication refuses later. Whatever the route: web
+ * pages and git over HTTP count their callers too.
+ */
+export async function requestUserId(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<number | null> {
+  const credential = credentialOf(req)
+  if (credential === null) return (await sessionOf(db, req, reply))?.user.id ?? null
+  const owner = await tokenOwner(db, tokenDigest(credential.token))
+  if (owner === null || (credential.kinds !== null && !credential.kinds.includes(owner.token.kind))) return null
+  const { token, user } = owner
+  if (token.revoked || (token.expires_at !== null && token.expires_at <= Date.now())) return null
+  return user.id
 }
 
 /** 403 for a user who has not accepted enforced terms: the original's access_api rule, and its message. */

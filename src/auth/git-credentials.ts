@@ -2,7 +2,10 @@
 // reads them (Gitlab::Auth.find_for_git_client): login `oauth2` with an OAuth token; any login with
 // a personal or impersonation token; a username (or email) with the user's password, unless the
 // password_authentication_enabled_for_git setting is off. Tokens carry what their scopes allow
-// (api: pull and push; read_repository: pull), a password all of it.
+// (api: pull and push; read_repository: pull), a password all of it. Refused credentials count
+// towards a ban of the address and the account, as the original's rate_limit! counts them, and a
+// success forgets the failures (services/throttles/sign-in-bans.ts).
+import type { AppContext } from '../context.js'
 import type { Db } from '../db/index.js'
 import type { UserRow } from '../db/schema.js'
 import { parseJsonArray } from '../db/values.js'
@@ -10,6 +13,7 @@ import { getApplicationSettings } from '../services/settings.js'
 import type { Actor } from './actor.js'
 import { recordActivity, tokenOwner } from './authenticate.js'
 import { passwordMatches, tokenDigest } from './secrets.js'
+import { accountKey, type SignInAttempt } from '../services/throttles/sign-in-bans.js'
 
 export type GitClient =
   /** No credentials were sent. */
@@ -40,15 +44,31 @@ function basicCredentials(header: string | undefined): { login: string; password
   return colon === -1 ? { login: decoded, password: '' } : { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
 }
 
-/** The client a request's Authorization header names. */
-export async function authenticateGitClient(db: Db, authorization: string | undefined): Promise<GitClient> {
+/** The client a request's Authorization header names; `address` is the client's, which failures count against. */
+export async function authenticateGitClient(ctx: AppContext, authorization: string | undefined, address: string): Promise<GitClient> {
+  const { db } = ctx
   if (authorization === undefined || authorization === '') return { kind: 'anonymous' }
+  const bans = ctx.throttles.signInBans
   const credentials = basicCredentials(authorization)
   if (credentials === null || credentials.password === '' || credentials.password.includes('\0') || credentials.login.includes('\0')) {
+    await bans.failed({ address, account: null })
     return refused(ACCESS_DENIED, true)
   }
-  const client = await byToken(db, credentials.login, credentials.password) ?? await byPassword(db, credentials.login, credentials.password)
-  if (client.kind === 'user') await recordActivity(db, client.actor.token, client.actor.user)
+  const token = await byToken(db, credentials.login, credentials.password)
+  if (token !== null) {
+    if (token.kind === 'user') {
+      await bans.succeeded({ address, account: null })
+      await recordActivity(db, token.actor.token, token.actor.user)
+    }
+    return token
+  }
+  const { client, attempt } = await byPassword(db, credentials.login, credentials.password, address)
+  if (client.kind === 'user' && await bans.accountBanned(attempt)) return refused(ACCESS_DENIED, true)
+  if (client.kind === 'refused') await bans.failed(attempt)
+  if (client.kind === 'user') {
+    await bans.succeeded(attempt)
+    await recordActivity(db, client.actor.token, client.actor.user)
+  }
   return client
 }
 
@@ -65,17 +85,20 @@ async function byToken(db: Db, login: string, secret: string): Promise<GitClient
   return { kind: 'user', actor: { user, token, sudoFrom: null }, mayDownload: mayPush || scopes.includes('read_repository'), mayPush }
 }
 
-async function byPassword(db: Db, login: string, password: string): Promise<GitClient> {
+async function byPassword(db: Db, login: string, password: string, address: string): Promise<{ client: GitClient; attempt: SignInAttempt }> {
   // With passwords off for git, none is checked, and every refusal says to use a token.
-  if (!(await getApplicationSettings(db)).password_authentication_enabled_for_git) return refused(NEEDS_TOKEN, false)
+  if (!(await getApplicationSettings(db)).password_authentication_enabled_for_git) {
+    return { client: refused(NEEDS_TOKEN, false), attempt: { address, account: null } }
+  }
   const lower = login.toLowerCase()
   const user: UserRow | undefined = await db.selectFrom('users').selectAll()
     .where(login.includes('@') ? 'email_lower' : 'username_lower', '=', lower)
     .where('ghost', '=', 0)
     .executeTakeFirst()
-  if (user === undefined || user.state === 'blocked' || !await passwordMatches(user.password_digest, password)) {
-    return refused(ACCESS_DENIED, true)
-  }
-  if (user.two_factor_enabled) return refused(NEEDS_TOKEN, false)
-  return { kind: 'user', actor: { user, token: null, sudoFrom: null }, mayDownload: true, mayPush: true }
+  const attempt: SignInAttempt = { address, account: accountKey(user?.id ?? null, login) }
+  // The password is checked whatever else is known, so that every refusal takes the same time.
+  const matches = await passwordMatches(user?.password_digest ?? null, password)
+  if (user === undefined || user.state === 'blocked' || !matches) return { client: refused(ACCESS_DENIED, true), attempt }
+  if (user.two_factor_enabled) return { client: refused(NEEDS_TOKEN, false), attempt }
+  return { client: { kind: 'user', actor: { user, token: null, sudoFrom: null }, mayDownload: true, mayPush: true }, attempt }
 }

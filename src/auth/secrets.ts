@@ -9,10 +9,18 @@ export async function hashPassword(password: string): Promise<string> {
   return (await argon2()).hash(password)
 }
 
+/**
+ * A hash of a password nobody knows, made with the parameters of every stored hash: checked when
+ * there is no digest (a login that names nobody, a user without a password), so that such a
+ * sign-in costs what a wrong password costs and its time tells nothing of which logins exist.
+ */
+let decoyDigest: Promise<string> | null = null
+
 export async function passwordMatches(digest: string | null, password: string): Promise<boolean> {
-  if (digest === null) return false
+  const checked = digest ?? await (decoyDigest ??= hashPassword(generatePassword()))
   try {
-    return await (await argon2()).verify(digest, password)
+    const matches = await (await argon2()).verify(checked, password)
+    return digest !== null && matches
   } catch {
     return false
   }

@@ -12,9 +12,10 @@ import { CommandFailed, UsageError, type Command, type CommandGroup, type Comman
 import { userCommands } from './admin-users.js'
 import { tokenCommands } from './admin-tokens.js'
 import { jobCommands } from './admin-jobs.js'
+import { banCommands } from './admin-bans.js'
 
 /** Every group of `ingot admin`, in the order the help lists them. */
-const GROUPS: readonly CommandGroup[] = [userCommands, tokenCommands, jobCommands]
+const GROUPS: readonly CommandGroup[] = [userCommands, tokenCommands, jobCommands, banCommands]
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help'
 

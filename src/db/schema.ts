@@ -532,6 +532,20 @@ export interface SessionsTable {
   expires_at: number
 }
 
+/** One count per key in its current window (request throttles, failed sign-ins). */
+export interface ThrottleCountersTable {
+  key: string
+  count: number
+  /** The end of the window the count is of; a later increment starts a new window. */
+  expires_at: number
+}
+
+/** Addresses and accounts banned from signing in, until expires_at. */
+export interface ThrottleBansTable {
+  key: string
+  expires_at: number
+}
+
 export interface ApplicationSettingsTable {
   id: Generated<number>
   settings: Generated<string>
@@ -667,6 +681,8 @@ export interface Database {
   application_settings: ApplicationSettingsTable
   web_hooks: WebHooksTable
   sessions: SessionsTable
+  throttle_counters: ThrottleCountersTable
+  throttle_bans: ThrottleBansTable
   integrations: IntegrationsTable
   notification_settings: NotificationSettingsTable
 }

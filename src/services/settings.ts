@@ -118,6 +118,18 @@ export interface ApplicationSettings {
   repository_storages: string[]
   /** Seconds; 0 for no limit. */
   terminal_max_session_time: number
+  /** Requests without a user, counted per address. */
+  throttle_unauthenticated_enabled: boolean
+  throttle_unauthenticated_requests_per_period: number
+  throttle_unauthenticated_period_in_seconds: number
+  /** /api/ requests with a user, counted per user. */
+  throttle_authenticated_api_enabled: boolean
+  throttle_authenticated_api_requests_per_period: number
+  throttle_authenticated_api_period_in_seconds: number
+  /** Other requests with a user (a web session), counted per user. */
+  throttle_authenticated_web_enabled: boolean
+  throttle_authenticated_web_requests_per_period: number
+  throttle_authenticated_web_period_in_seconds: number
   user_show_add_ssh_key_message: boolean
 }
 
@@ -201,6 +213,15 @@ export const DEFAULT_SETTINGS: Readonly<ApplicationSettings> = {
   session_expire_delay: 10080,
   repository_storages: ['default'],
   terminal_max_session_time: 0,
+  throttle_unauthenticated_enabled: false,
+  throttle_unauthenticated_requests_per_period: 3600,
+  throttle_unauthenticated_period_in_seconds: 3600,
+  throttle_authenticated_api_enabled: false,
+  throttle_authenticated_api_requests_per_period: 7200,
+  throttle_authenticated_api_period_in_seconds: 3600,
+  throttle_authenticated_web_enabled: false,
+  throttle_authenticated_web_requests_per_period: 7200,
+  throttle_authenticated_web_period_in_seconds: 3600,
   user_show_add_ssh_key_message: true,
 }
 
@@ -237,9 +258,17 @@ export async function getApplicationSettings(db: Db): Promise<ApplicationSetting
 }
 
 export async function getApplicationSettingsRecord(db: Db): Promise<ApplicationSettingsRecord> {
-  const cache = readCacheOf<ApplicationSettingsRecord>(db, 'application-settings', { tables: ['application_settings'], maxWeight: 1 })
+  const cache = settingsCache(db)
   return cache === null ? loadRecord(db) : cache.get('current', () => loadRecord(db))
 }
+
+/** The settings in effect when they are cached, without waiting; undefined when they would be read. */
+export function cachedApplicationSettings(db: Db): ApplicationSettings | undefined {
+  return settingsCache(db)?.peek('current')?.settings
+}
+
+const settingsCache = (db: Db) =>
+  readCacheOf<ApplicationSettingsRecord>(db, 'application-settings', { tables: ['application_settings'], maxWeight: 1 })
 
 async function loadRecord(db: Db): Promise<ApplicationSettingsRecord> {
   const row = await settingsRow(db)
@@ -301,5 +330,16 @@ function settingErrors(settings: ApplicationSettings): FieldErrors | null {
   if (settings.housekeeping_gc_period < settings.housekeeping_full_repack_period) {
     add('housekeeping_gc_period', 'must be greater than or equal to housekeeping_full_repack_period')
   }
+  // Every throttle's numbers are whole and above 0 whether it is on or not, as the original validates them.
+  for (const name of THROTTLE_NUMBERS) {
+    const value = settings[name]
+    if (!Number.isInteger(value) || value <= 0) add(name, 'must be greater than 0')
+  }
   return collectErrors(checks)
 }
+
+const THROTTLE_NUMBERS = [
+  'throttle_unauthenticated_requests_per_period', 'throttle_unauthenticated_period_in_seconds',
+  'throttle_authenticated_api_requests_per_period', 'throttle_authenticated_api_period_in_seconds',
+  'throttle_authenticated_web_requests_per_period', 'throttle_authenticated_web_period_in_seconds',
+] as const satisfies readonly SettingName[]

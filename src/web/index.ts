@@ -62,7 +62,7 @@ const web: FastifyPluginAsync = async (app) => {
     if (visit.session !== null) return redirect(reply, visit, '/')
     const form = formOf(req, 'user')
     const login = form.login ?? ''
-    const result = await signIn(app.ingot.db, login, form.password ?? '')
+    const result = await signIn(req.ingot, { login, password: form.password ?? '', address: req.ip })
     if (result.kind !== 'signed_in') {
       const alert = result.kind === 'blocked' ? BLOCKED : result.kind === 'invalid' ? INVALID_LOGIN : PASSWORD_SIGN_IN_DISABLED
       return sendPage(reply, visit, 200, signInPage({ settings: visit.settings, csrfToken: tokenOf(visit), alert, login }))

@@ -9,6 +9,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { passwordMatches } from '../../src/auth/secrets.js'
 import { startSession } from '../../src/services/sessions/sign-in.js'
 import { isoDateOf } from '../../src/db/values.js'
+import { accountKey } from '../../src/services/throttles/sign-in-bans.js'
 
 const MAIN = path.resolve('src/main.ts')
 
@@ -183,5 +184,32 @@ describe('ingot admin', () => {
     ])
     assertFailure(unknownUser, 1, /there is no user "nobody-here"/)
     assertFailure(badScope, 1, /scopes can only contain available scopes/)
+  })
+
+  it('lists the bans failed sign-ins earned and lifts them, the address then free to come back', async () => {
+    const bans = t.ctx.throttles.signInBans
+    // Failures until all four are banned: 10 in one window (a minute's end between them takes more).
+    for (let i = 0; i < 30 && (await bans.list()).length < 4; i += 1) {
+      await bans.failed({ address: '10.7.0.1', account: accountKey(null, 'Ghost-Login') })
+      await bans.failed({ address: '10.7.0.2', account: accountKey(t.root.user.id, 'root') })
+    }
+    const listed = await admin(t, ['ban', 'list'])
+    assert.equal(listed.code, 0, listed.stderr)
+    const targets = listed.stdout.trimEnd().split('\n').map((line) => line.split('\t')[0]).sort()
+    assert.deepEqual(targets, ['address:10.7.0.1', 'address:10.7.0.2', 'login:ghost-login', 'user:root'])
+    assert.match(listed.stdout, /\tuntil \d{4}-\d{2}-\d{2}T/)
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v4/projects', remoteAddress: '10.7.0.1' })).statusCode, 403)
+
+    for (const target of ['address:10.7.0.1', 'user:root', 'login:Ghost-Login']) {
+      const lifted = await admin(t, ['ban', 'lift', target])
+      assert.equal(lifted.code, 0, lifted.stderr)
+      assert.match(lifted.stdout, new RegExp(`Lifted the ban of ${target}`))
+    }
+    assert.deepEqual((await bans.list()).map((ban) => ban.key), ['address:10.7.0.2'])
+    // (This process would see the lift after its read cache's time to live; its own lift at once.)
+    await bans.lift('address:10.7.0.1')
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v4/projects', remoteAddress: '10.7.0.1' })).statusCode, 200)
+    assertFailure(await admin(t, ['ban', 'lift', 'address:10.7.0.9']), 1, /address:10\.7\.0\.9 is not banned/)
+    assertFailure(await admin(t, ['ban', 'lift', '10.7.0.2']), 2, /TARGET must be address:ADDRESS/)
   })
 })

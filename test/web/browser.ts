@@ -13,7 +13,8 @@ export interface PageResponse {
 
 export class Browser {
   readonly cookies = new Map<string, string>()
-  constructor(private readonly t: TestApp) {}
+  /** `remoteAddress`: the client address the server sees (127.0.0.1 when not given). */
+  constructor(private readonly t: TestApp, private readonly remoteAddress?: string) {}
 
   get(path: string, headers: Record<string, string> = {}): Promise<PageResponse> {
     return this.request('GET', path, undefined, headers)
@@ -35,6 +36,7 @@ export class Browser {
         ...headers,
       },
       ...(form === undefined ? {} : { payload: form }),
+      ...(this.remoteAddress === undefined ? {} : { remoteAddress: this.remoteAddress }),
     })
     const raw = response.headers['set-cookie']
     const setCookies = raw === undefined ? [] : Array.isArray(raw) ? raw : [String(raw)]

@@ -103,6 +103,15 @@ const UpdateSettingsBody = Type.Object({
   session_expire_delay: Count(),
   repository_storages: List,
   terminal_max_session_time: Count(),
+  throttle_unauthenticated_enabled: Flag,
+  throttle_unauthenticated_requests_per_period: Count(),
+  throttle_unauthenticated_period_in_seconds: Count(),
+  throttle_authenticated_api_enabled: Flag,
+  throttle_authenticated_api_requests_per_period: Count(),
+  throttle_authenticated_api_period_in_seconds: Count(),
+  throttle_authenticated_web_enabled: Flag,
+  throttle_authenticated_web_requests_per_period: Count(),
+  throttle_authenticated_web_period_in_seconds: Count(),
   user_show_add_ssh_key_message: Flag,
 })
 type UpdateSettingsParams = Static<typeof UpdateSettingsBody>

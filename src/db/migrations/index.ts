@@ -17,6 +17,7 @@ import * as m0012 from './0012_merge_recovery.js'
 import * as m0013 from './0013_issue_counts_of_deleted_projects.js'
 import * as m0014 from './0014_empty_repo.js'
 import { sealSecrets } from './0015_sealed_secrets.js'
+import * as m0016 from './0016_throttles.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -39,5 +40,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0013_issue_counts_of_deleted_projects': m0013,
     '0014_empty_repo': m0014,
     '0015_sealed_secrets': sealSecrets(tools.secrets),
+    '0016_throttles': m0016,
   }
 }

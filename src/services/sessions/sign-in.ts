@@ -1,31 +1,54 @@
 // Signing in on the web with a login (username or email) and a password, and signing out. A
 // successful sign-in starts a session (its secret is returned once, for the cookie) and records the
-// sign-in times the user entity shows, as Devise's trackable does.
+// sign-in times the user entity shows, as Devise's trackable does. Failures count towards a ban of
+// the address and of the account (services/throttles/sign-in-bans.ts).
+import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { UserRow } from '../../db/schema.js'
 import { randomBytes } from 'node:crypto'
 import { passwordMatches, tokenDigest } from '../../auth/secrets.js'
 import { sessionExpiry } from '../../auth/sessions.js'
 import { getApplicationSettings } from '../settings.js'
+import { accountKey, type SignInAttempt } from '../throttles/sign-in-bans.js'
 
 export type SignInResult =
   | { kind: 'signed_in'; user: UserRow; secret: string; expiresAt: number }
   /** password_authentication_enabled_for_web is off. */
   | { kind: 'password_sign_in_disabled' }
-  /** Unknown login or wrong password: one answer for both, so logins cannot be probed. */
+  /** Unknown login, wrong password, or an account banned for failures: one answer, so logins cannot be probed. */
   | { kind: 'invalid' }
   /** The right password of a blocked user. */
   | { kind: 'blocked' }
 
-export async function signIn(db: Db, login: string, password: string): Promise<SignInResult> {
+export interface SignInForm {
+  login: string
+  password: string
+  /** The client's address, which failures are counted against. */
+  address: string
+}
+
+export async function signIn(ctx: AppContext, form: SignInForm): Promise<SignInResult> {
+  const { db } = ctx
+  const { login, password } = form
   const settings = await getApplicationSettings(db)
   if (!settings.password_authentication_enabled_for_web) return { kind: 'password_sign_in_disabled' }
-  if (login === '' || password === '' || login.includes('\0')) return { kind: 'invalid' }
+  const bans = ctx.throttles.signInBans
+  if (login === '' || password === '' || login.includes('\0')) {
+    await bans.failed({ address: form.address, account: null })
+    return { kind: 'invalid' }
+  }
   const user = await db.selectFrom('users').selectAll()
     .where(login.includes('@') ? 'email_lower' : 'username_lower', '=', login.toLowerCase())
     .where('ghost', '=', 0)
     .executeTakeFirst()
-  if (user === undefined || !await passwordMatches(user.password_digest, password)) return { kind: 'invalid' }
+  const attempt: SignInAttempt = { address: form.address, account: accountKey(user?.id ?? null, login) }
+  // The password is checked whatever else is known, so that every refusal takes the same time.
+  const matches = await passwordMatches(user?.password_digest ?? null, password)
+  if (user === undefined || !matches || await bans.accountBanned(attempt)) {
+    await bans.failed(attempt)
+    return { kind: 'invalid' }
+  }
+  await bans.succeeded(attempt)
   if (user.state === 'blocked') return { kind: 'blocked' }
   const { secret, expiresAt } = await startSession(db, user.id)
   return { kind: 'signed_in', user, secret, expiresAt }
