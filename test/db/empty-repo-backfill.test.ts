@@ -24,7 +24,9 @@ describe('migration 0014: empty_repo of existing projects', () => {
 
     const migrator = new Migrator({ db: t.ctx.db, provider: { getMigrations: async () => migrations({ secrets: t.ctx.secrets }) } })
     const down = await migrator.migrateTo('0013_issue_counts_of_deleted_projects')
-    assert.deepEqual([down.error, down.results?.map((r) => r.migrationName)], [undefined, ['0016_throttles', '0015_sealed_secrets', '0014_empty_repo']])
+    // Down to just before it (later migrations go down first, whichever they are).
+    assert.equal(down.error, undefined)
+    assert.equal(down.results?.at(-1)?.migrationName, '0014_empty_repo')
     const up = await migrator.migrateToLatest()
     assert.equal(up.error, undefined)
 
