@@ -12,6 +12,7 @@ import { isUploadedFile, type UploadedFile } from './common/uploaded-file.js'
 import { lazySerializerFactory, lazyValidatorFactory } from './api/lazy-compilers.js'
 import { registerAuthentication } from './auth/authenticate.js'
 import { databaseAnswers } from './db/index.js'
+import { GitTooLargeError } from './git/command.js'
 import { RequestLog } from './request-log.js'
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js'
 import { Metrics } from './metrics/metrics.js'
@@ -220,6 +221,12 @@ function handleError(error: FastifyError | ApiError, req: FastifyRequest, reply:
   }
   if (error.validation) {
     return reply.code(400).send({ error: validationMessage(error.validation as ValidationIssue[]) })
+  }
+  // What was asked is there but larger than Ingot reads whole (an object, a listing): the
+  // caller's request, not a failure of the server.
+  if (error instanceof GitTooLargeError) {
+    req.log.warn({ err: error }, 'refused a read too large to answer')
+    return reply.code(422).send({ message: '422 The repository data asked for is too large to answer' })
   }
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) {
