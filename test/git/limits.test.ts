@@ -1,6 +1,6 @@
 // Bounds on what Ingot reads from git: output past a limit stops git and is flagged, streams have
-// time and idle limits, and the cat-file readers take large objects in one copy and skip those
-// over their limit without holding them.
+// time and idle limits, the cat-file readers take large objects in one copy and skip those over
+// their limit without holding them, and diffs and comparisons stop at the original's limits.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs/promises'
@@ -8,6 +8,11 @@ import os from 'node:os'
 import path from 'node:path'
 import { GitOutputTooLargeError, runGit, runGitBuffer, runGitLimited, spawnGit } from '../../src/git/command.js'
 import { CatFilePool, ObjectTooLargeError } from '../../src/git/cat-file.js'
+import { RepositoryStorage } from '../../src/git/storage.js'
+import type { GitRepository } from '../../src/git/repository.js'
+import { writeCommit } from '../../src/git/write.js'
+import { diffCommits, diffOverflows } from '../../src/git/diff.js'
+import { COMPARE_COMMITS_LIMIT, compareCommits } from '../../src/git/compare.js'
 
 describe('git output limits', () => {
   let dir: string
@@ -70,5 +75,66 @@ describe('git output limits', () => {
       pool.closeAll()
       generous.closeAll()
     }
+  })
+})
+
+describe('diff and compare limits', () => {
+  let dataDir: string
+  let storage: RepositoryStorage
+  let repo: GitRepository
+  const who = { name: 'Ada', email: 'ada@example.com' }
+  const lines = (count: number, width: number) => Array.from({ length: count }, (_, i) => `${String(i).padStart(width, 'x')}\n`).join('')
+  before(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-diff-limits-'))
+    storage = new RepositoryStorage(dataDir)
+    await storage.create(1)
+    repo = storage.open(1)
+  })
+  after(async () => {
+    storage.close()
+    await fs.rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('answers a file diff of 100 KB as too large and one of 10 KB as collapsed unless expanded', async () => {
+    const commit = await writeCommit(repo, {
+      parent: null, message: 'sizes', author: who, committer: who,
+      changes: [
+        { path: 'a-small.txt', content: Buffer.from('hello\n') },
+        { path: 'b-medium.txt', content: Buffer.from(lines(600, 30)) }, // some 19 KB of diff
+        { path: 'c-large.txt', content: Buffer.from(lines(4000, 30)) }, // some 124 KB
+      ],
+    })
+    const expanded = await diffCommits(repo, null, commit)
+    assert.equal(expanded.overflow, false)
+    assert.deepEqual(expanded.diffs.map((d) => [d.new_path, d.too_large, d.collapsed, d.diff === '']), [
+      ['a-small.txt', false, false, false], ['b-medium.txt', false, false, false], ['c-large.txt', true, false, true],
+    ])
+    const collapsed = await diffCommits(repo, null, commit, { expanded: false })
+    assert.deepEqual(collapsed.diffs.map((d) => [d.new_path, d.too_large, d.collapsed, d.diff === '']), [
+      ['a-small.txt', false, false, false], ['b-medium.txt', false, true, true], ['c-large.txt', true, false, true],
+    ])
+  })
+
+  it('stops a collection at its files and lines limits, and caps compared commits', async () => {
+    let parent: string | null = null
+    const first = await writeCommit(repo, {
+      parent, message: 'files', author: who, committer: who,
+      changes: Array.from({ length: 5 }, (_, i) => ({ path: `f${i}.txt`, content: Buffer.from(lines(10, 3)) })),
+    })
+    const files = await diffCommits(repo, null, first, { limits: { maxFiles: 3, maxLines: 5000, maxBytes: 500_000 } })
+    assert.deepEqual([files.diffs.map((d) => d.new_path), files.overflow], [['f0.txt', 'f1.txt', 'f2.txt'], true])
+    // Each file's diff is 13 lines: the one that reaches 30 lines is left out, as the original drops it.
+    const byLines = await diffCommits(repo, null, first, { limits: { maxFiles: 100, maxLines: 30, maxBytes: 500_000 } })
+    assert.deepEqual([byLines.diffs.length, byLines.overflow], [2, true])
+    assert.equal(diffOverflows(await diffCommits(repo, null, first)), false)
+
+    parent = first
+    for (let i = 0; i < COMPARE_COMMITS_LIMIT + 5; i++) {
+      parent = await writeCommit(repo, { parent, message: `commit ${i}`, author: who, committer: who, changes: [{ path: 'n.txt', content: Buffer.from(`${i}\n`) }] })
+    }
+    const comparison = await compareCommits(repo, first, parent, false)
+    assert.equal(comparison.commits.length, COMPARE_COMMITS_LIMIT)
+    assert.equal(comparison.commits.at(-1)?.id, parent, 'the newest commits, the head last')
+    assert.equal(comparison.commits[0]?.message, 'commit 5')
   })
 })
