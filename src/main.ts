@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { openContext, type AppContext } from './context.js'
+import { startLeftoverSweeps } from './services/sweep-leftovers.js'
 import { buildApp } from './app.js'
 import { INITIAL_ROOT_PASSWORD_FILE, seedRoot } from './services/users/seed-root.js'
 import { createLogger, logFormatFor } from './logger.js'
@@ -80,15 +81,20 @@ async function main(argv: string[]): Promise<number> {
   await seedRoot(ctx)
   if (command === 'worker') {
     await ctx.jobs.start()
+    const stopSweeps = startLeftoverSweeps(ctx)
     log.info('worker started')
-    await closeOnSignal(ctx)
+    await closeOnSignal(ctx, async () => stopSweeps())
     return 0
   }
   const app = await buildApp(ctx)
   await app.listen({ port: config.port, host: config.host })
   if (config.webJobs && !options.includes('--no-jobs')) await ctx.jobs.start()
+  const stopSweeps = startLeftoverSweeps(ctx)
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
-  await closeOnSignal(ctx, () => app.close())
+  await closeOnSignal(ctx, () => {
+    stopSweeps()
+    return app.close()
+  })
   return 0
 }
 
