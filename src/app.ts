@@ -55,6 +55,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       querystringParser: parseParams,
     },
     bodyLimit: 10 * 1024 * 1024,
+    // No request or connection holds the server forever: slow senders, silent sockets and idle
+    // kept-alive connections are closed at the configured limits.
+    requestTimeout: ctx.config.requestTimeoutMs,
+    connectionTimeout: ctx.config.connectionTimeoutMs,
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
+    http: { headersTimeout: ctx.config.headersTimeoutMs },
     rewriteUrl: (req) => routeIntegrationsUrl(routeProjectPageUrl(routeProjectUploadUrl(routeGitUrl(req.url ?? '/')))),
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.

@@ -31,6 +31,21 @@ export interface Config {
   webJobs: boolean
   /** On SIGTERM/SIGINT, how long running jobs may take to finish before they are handed back to the queue. */
   shutdownTimeoutMs: number
+  /** How long a client may take to send a whole request, body included (a push's pack on a slow link). */
+  requestTimeoutMs: number
+  /** How long a client may take to send a request's headers. */
+  headersTimeoutMs: number
+  /** How long a connection may stay silent (nothing read or written) before it is closed. */
+  connectionTimeoutMs: number
+  /** How long an idle kept-alive connection waits for its next request. */
+  keepAliveTimeoutMs: number
+  /** Time limit of one git service (upload-pack, receive-pack) over HTTP, from start to end. */
+  gitServiceTimeoutMs: number
+  /** A git service over HTTP that moves no data either way this long is stopped. */
+  gitServiceIdleTimeoutMs: number
+  /** Git services over HTTP running at once in this process, and from one client address. */
+  gitServicesMax: number
+  gitServicesPerClient: number
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +90,16 @@ export function loadConfig(env: Env = process.env): Config {
   const jobConcurrency = parseInteger(env, 'INGOT_JOB_CONCURRENCY', { fallback: 4, min: 1, max: 256, unit: 'number of jobs' })
   const webJobs = parseBoolean(env, 'INGOT_WEB_JOBS', true)
   const shutdownTimeoutMs = parseInteger(env, 'INGOT_SHUTDOWN_TIMEOUT_MS', { fallback: 30_000, min: 0, max: 3_600_000, unit: 'number of milliseconds' })
+  const requestTimeoutMs = parseInteger(env, 'INGOT_REQUEST_TIMEOUT_MS', { fallback: 3_600_000, min: 1000, max: 86_400_000, unit: 'number of milliseconds' })
+  const headersTimeoutMs = parseInteger(env, 'INGOT_HEADERS_TIMEOUT_MS', { fallback: 60_000, min: 1000, max: 600_000, unit: 'number of milliseconds' })
+  // Node refuses a headers limit over the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('INGOT_HEADERS_TIMEOUT_MS must not be more than INGOT_REQUEST_TIMEOUT_MS')
+  const connectionTimeoutMs = parseInteger(env, 'INGOT_CONNECTION_TIMEOUT_MS', { fallback: 120_000, min: 1000, max: 3_600_000, unit: 'number of milliseconds' })
+  const keepAliveTimeoutMs = parseInteger(env, 'INGOT_KEEP_ALIVE_TIMEOUT_MS', { fallback: 72_000, min: 1000, max: 600_000, unit: 'number of milliseconds' })
+  const gitServiceTimeoutMs = parseInteger(env, 'INGOT_GIT_SERVICE_TIMEOUT_MS', { fallback: 3_600_000, min: 1000, max: 86_400_000, unit: 'number of milliseconds' })
+  const gitServiceIdleTimeoutMs = parseInteger(env, 'INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS', { fallback: 300_000, min: 1000, max: 3_600_000, unit: 'number of milliseconds' })
+  const gitServicesMax = parseInteger(env, 'INGOT_GIT_SERVICES_MAX', { fallback: 32, min: 1, max: 10_000, unit: 'number of git services' })
+  const gitServicesPerClient = parseInteger(env, 'INGOT_GIT_SERVICES_PER_CLIENT', { fallback: 8, min: 1, max: 10_000, unit: 'number of git services' })
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -83,6 +108,8 @@ export function loadConfig(env: Env = process.env): Config {
     outboundTimeoutMs,
     smtpUrl, emailFrom,
     jobConcurrency, webJobs, shutdownTimeoutMs,
+    requestTimeoutMs, headersTimeoutMs, connectionTimeoutMs, keepAliveTimeoutMs,
+    gitServiceTimeoutMs, gitServiceIdleTimeoutMs, gitServicesMax, gitServicesPerClient,
   }
 }
 
