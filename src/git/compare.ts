@@ -22,8 +22,8 @@ export interface Comparison {
   same: boolean
 }
 
-/** Compares two resolved commit ids. */
-export async function compareCommits(repo: GitRepository, from: string, to: string, straight: boolean): Promise<Comparison> {
+/** Compares two resolved commit ids; `expanded` as diffCommits takes it (the API's diffs are). */
+export async function compareCommits(repo: GitRepository, from: string, to: string, straight: boolean, expanded = true): Promise<Comparison> {
   if (from === to) return { commits: [], diffs: [], overflow: false, same: true }
   // --max-count applies before --reverse: the newest commits, then oldest first, so the last is `to`.
   const [ids, base] = await Promise.all([
@@ -32,7 +32,7 @@ export async function compareCommits(repo: GitRepository, from: string, to: stri
   ])
   const [commits, collection] = await Promise.all([
     repo.readCommits(ids.split('\n').filter((id) => id !== '')),
-    diffCommits(repo, base, to, { limits: HARD_DIFF_LIMITS }),
+    diffCommits(repo, base, to, { limits: HARD_DIFF_LIMITS, expanded }),
   ])
   return { commits, diffs: collection.diffs, overflow: diffOverflows(collection), same: false }
 }
