@@ -14,6 +14,7 @@ import { lazySerializerFactory, lazyValidatorFactory } from './api/lazy-compiler
 import { registerAuthentication } from './auth/authenticate.js'
 import { registerThrottles } from './api/throttles.js'
 import { databaseAnswers } from './db/index.js'
+import { GitTooLargeError } from './git/command.js'
 import { RequestLog } from './request-log.js'
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js'
 import { Metrics } from './metrics/metrics.js'
@@ -87,6 +88,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       querystringParser: parseQuery,
     },
     bodyLimit: 10 * 1024 * 1024,
+    // No request or connection holds the server forever: slow senders, silent sockets and idle
+    // kept-alive connections are closed at the configured limits.
+    requestTimeout: ctx.config.requestTimeoutMs,
+    connectionTimeout: ctx.config.connectionTimeoutMs,
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
+    http: { headersTimeout: ctx.config.headersTimeoutMs },
     rewriteUrl: (req) => routeIntegrationsUrl(routeProjectPageUrl(routeProjectUploadUrl(routeGitUrl(req.url ?? '/')))),
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
@@ -276,6 +283,12 @@ function handleError(error: FastifyError | ApiError, req: FastifyRequest, reply:
   }
   if (error.validation) {
     return reply.code(400).send({ error: validationMessage(error.validation as ValidationIssue[]) })
+  }
+  // What was asked is there but larger than Ingot reads whole (an object, a listing): the
+  // caller's request, not a failure of the server.
+  if (error instanceof GitTooLargeError) {
+    req.log.warn({ err: error }, 'refused a read too large to answer')
+    return reply.code(422).send({ message: '422 The repository data asked for is too large to answer' })
   }
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) {

@@ -40,6 +40,21 @@ export interface Config {
   previousSecretKeys: readonly string[]
   /** Bans after failed password sign-ins (web form and git over HTTP), as the original's rack_attack.git_basic_auth. */
   signInBan: SignInBanConfig
+  /** How long a client may take to send a whole request, body included (a push's pack on a slow link). */
+  requestTimeoutMs: number
+  /** How long a client may take to send a request's headers. */
+  headersTimeoutMs: number
+  /** How long a connection may stay silent (nothing read or written) before it is closed. */
+  connectionTimeoutMs: number
+  /** How long an idle kept-alive connection waits for its next request. */
+  keepAliveTimeoutMs: number
+  /** Time limit of one git service (upload-pack, receive-pack) over HTTP, from start to end. */
+  gitServiceTimeoutMs: number
+  /** A git service over HTTP that moves no data either way this long is stopped. */
+  gitServiceIdleTimeoutMs: number
+  /** Git services over HTTP running at once in this process, and from one client address. */
+  gitServicesMax: number
+  gitServicesPerClient: number
 }
 
 export interface SignInBanConfig {
@@ -110,6 +125,16 @@ export function loadConfig(env: Env = process.env): Config {
     findTimeSeconds: parseInteger(env, 'INGOT_SIGN_IN_BAN_FINDTIME', { fallback: 60, min: 1, max: 86_400, unit: 'number of seconds' }),
     banTimeSeconds: parseInteger(env, 'INGOT_SIGN_IN_BAN_BANTIME', { fallback: 3600, min: 1, max: 31_536_000, unit: 'number of seconds' }),
   }
+  const requestTimeoutMs = parseInteger(env, 'INGOT_REQUEST_TIMEOUT_MS', { fallback: 3_600_000, min: 1000, max: 86_400_000, unit: 'number of milliseconds' })
+  const headersTimeoutMs = parseInteger(env, 'INGOT_HEADERS_TIMEOUT_MS', { fallback: 60_000, min: 1000, max: 600_000, unit: 'number of milliseconds' })
+  // Node refuses a headers limit over the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('INGOT_HEADERS_TIMEOUT_MS must not be more than INGOT_REQUEST_TIMEOUT_MS')
+  const connectionTimeoutMs = parseInteger(env, 'INGOT_CONNECTION_TIMEOUT_MS', { fallback: 120_000, min: 1000, max: 3_600_000, unit: 'number of milliseconds' })
+  const keepAliveTimeoutMs = parseInteger(env, 'INGOT_KEEP_ALIVE_TIMEOUT_MS', { fallback: 72_000, min: 1000, max: 600_000, unit: 'number of milliseconds' })
+  const gitServiceTimeoutMs = parseInteger(env, 'INGOT_GIT_SERVICE_TIMEOUT_MS', { fallback: 3_600_000, min: 1000, max: 86_400_000, unit: 'number of milliseconds' })
+  const gitServiceIdleTimeoutMs = parseInteger(env, 'INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS', { fallback: 300_000, min: 1000, max: 3_600_000, unit: 'number of milliseconds' })
+  const gitServicesMax = parseInteger(env, 'INGOT_GIT_SERVICES_MAX', { fallback: 32, min: 1, max: 10_000, unit: 'number of git services' })
+  const gitServicesPerClient = parseInteger(env, 'INGOT_GIT_SERVICES_PER_CLIENT', { fallback: 8, min: 1, max: 10_000, unit: 'number of git services' })
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -119,6 +144,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl, emailFrom,
     jobConcurrency, webJobs, shutdownTimeoutMs, workerMetricsPort,
     secretKey, previousSecretKeys, signInBan,
+    requestTimeoutMs, headersTimeoutMs, connectionTimeoutMs, keepAliveTimeoutMs,
+    gitServiceTimeoutMs, gitServiceIdleTimeoutMs, gitServicesMax, gitServicesPerClient,
   }
 }
 

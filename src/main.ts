@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { openContext, type AppContext } from './context.js'
+import { startLeftoverSweeps } from './services/sweep-leftovers.js'
 import { buildApp } from './app.js'
 import { INITIAL_ROOT_PASSWORD_FILE, seedRoot } from './services/users/seed-root.js'
 import { createLogger, logFormatFor } from './logger.js'
@@ -92,15 +93,23 @@ async function main(argv: string[]): Promise<number> {
     const metricsServer = config.workerMetricsPort === 0 ? null : await serveMetrics(ctx)
     if (metricsServer !== null) log.info({ host: config.host, port: config.workerMetricsPort, path: METRICS_PATH }, 'serving metrics')
     await ctx.jobs.start()
+    const stopSweeps = startLeftoverSweeps(ctx)
     log.info('worker started')
-    await closeOnSignal(ctx, async () => { await metricsServer?.close() })
+    await closeOnSignal(ctx, async () => {
+      stopSweeps()
+      await metricsServer?.close()
+    })
     return 0
   }
   const app = await buildApp(ctx)
   await app.listen({ port: config.port, host: config.host })
   if (config.webJobs && !options.includes('--no-jobs')) await ctx.jobs.start()
+  const stopSweeps = startLeftoverSweeps(ctx)
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
-  await closeOnSignal(ctx, () => app.close())
+  await closeOnSignal(ctx, () => {
+    stopSweeps()
+    return app.close()
+  })
   return 0
 }
 

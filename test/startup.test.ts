@@ -41,6 +41,26 @@ describe('configuration', () => {
     assert.equal(loadConfig({ INGOT_SHUTDOWN_TIMEOUT_MS: '0' }).shutdownTimeoutMs, 0)
     assert.equal(loadConfig({ INGOT_EXTERNAL_URL: 'https://git.example.com:8443/forge' }).emailFrom, 'Ingot <ingot@git.example.com>')
     assert.equal(loadConfig({ INGOT_SMTP_URL: 'smtps://u:p@mail.example.com:465' }).smtpUrl, 'smtps://u:p@mail.example.com:465')
+    assert.deepEqual(
+      [config.requestTimeoutMs, config.headersTimeoutMs, config.connectionTimeoutMs, config.keepAliveTimeoutMs],
+      [3_600_000, 60_000, 120_000, 72_000],
+    )
+    assert.deepEqual(
+      [config.gitServiceTimeoutMs, config.gitServiceIdleTimeoutMs, config.gitServicesMax, config.gitServicesPerClient],
+      [3_600_000, 300_000, 32, 8],
+    )
+  })
+
+  it('gives the server its time limits', async () => {
+    const t = await buildTestApp({
+      env: { INGOT_REQUEST_TIMEOUT_MS: '600000', INGOT_HEADERS_TIMEOUT_MS: '20000', INGOT_CONNECTION_TIMEOUT_MS: '90000', INGOT_KEEP_ALIVE_TIMEOUT_MS: '5000' },
+    })
+    try {
+      const server = t.app.server
+      assert.deepEqual([server.requestTimeout, server.headersTimeout, server.timeout, server.keepAliveTimeout], [600_000, 20_000, 90_000, 5000])
+    } finally {
+      await t.close()
+    }
   })
 
   it('refuses bad values with a message naming the variable', () => {
@@ -61,6 +81,14 @@ describe('configuration', () => {
       [{ INGOT_WEB_JOBS: 'maybe' }, /INGOT_WEB_JOBS/],
       [{ INGOT_SHUTDOWN_TIMEOUT_MS: '-1' }, /INGOT_SHUTDOWN_TIMEOUT_MS/],
       [{ INGOT_SHUTDOWN_TIMEOUT_MS: '1.5' }, /INGOT_SHUTDOWN_TIMEOUT_MS/],
+      [{ INGOT_REQUEST_TIMEOUT_MS: '0' }, /INGOT_REQUEST_TIMEOUT_MS/],
+      [{ INGOT_REQUEST_TIMEOUT_MS: '5000', INGOT_HEADERS_TIMEOUT_MS: '10000' }, /INGOT_HEADERS_TIMEOUT_MS/],
+      [{ INGOT_CONNECTION_TIMEOUT_MS: 'soon' }, /INGOT_CONNECTION_TIMEOUT_MS/],
+      [{ INGOT_KEEP_ALIVE_TIMEOUT_MS: '-5' }, /INGOT_KEEP_ALIVE_TIMEOUT_MS/],
+      [{ INGOT_GIT_SERVICE_TIMEOUT_MS: '10' }, /INGOT_GIT_SERVICE_TIMEOUT_MS/],
+      [{ INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS: 'x' }, /INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS/],
+      [{ INGOT_GIT_SERVICES_MAX: '0' }, /INGOT_GIT_SERVICES_MAX/],
+      [{ INGOT_GIT_SERVICES_PER_CLIENT: '0' }, /INGOT_GIT_SERVICES_PER_CLIENT/],
     ]
     for (const [env, message] of cases) assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message))
   })

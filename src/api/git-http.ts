@@ -10,7 +10,7 @@
 // wrote yet is an empty clone, as in the original), and its pushes are no pushes of the project:
 // no push rules, events or listeners, only the project's activity is marked.
 import path from 'node:path'
-import { Readable, pipeline } from 'node:stream'
+import { PassThrough, Readable, pipeline } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Actor } from '../auth/actor.js'
@@ -30,6 +30,7 @@ import type { Db } from '../db/index.js'
 import type { HookHandlers } from '../git/hooks.js'
 import { getApplicationSettings } from '../services/settings.js'
 import { mustAcceptTerms } from '../auth/sessions.js'
+import { GitServiceSlots } from './git-service-slots.js'
 
 /** The original's answers (Gitlab::GitAccess), word for word: clients and people know them. */
 const MESSAGES = {
@@ -45,7 +46,13 @@ const MESSAGES = {
   wikiNotFound: 'The wiki you were looking for could not be found.',
   wikiPush: "You are not allowed to write to this project's wiki.",
   httpDisabled: 'Git access over HTTP is not allowed',
+  // Ours: git shows them to its user as `remote: …`.
+  busyClient: 'Too many git operations from your address are running. Please retry later.',
+  busyServer: 'The server is running too many git operations. Please retry later.',
 }
+
+/** Seconds a client over the git service limits is told to wait. */
+const BUSY_RETRY_AFTER_S = 10
 
 /** Gitlab::Auth::UserAccessDeniedReason's sentence for a user kept out by enforced terms. */
 function termsNotAccepted(username: string): string {
@@ -56,7 +63,7 @@ const REALM = 'Basic realm="Ingot"'
 
 /** A refusal answered as plain text, which git prints to its user as `remote: …` lines. */
 class GitHttpError extends Error {
-  constructor(readonly statusCode: number, message: string, readonly challenge = false) {
+  constructor(readonly statusCode: number, message: string, readonly challenge = false, readonly retryAfterS: number | null = null) {
     super(message)
   }
 }
@@ -176,7 +183,7 @@ function bodyDecoderOf(encoding: string | string[] | undefined): 'gzip' | 'none'
  * Runs one stateless-rpc round of `service`: the request body (gunzipped) into git's stdin, git's
  * stdout out as the response, both with backpressure. A client that goes away stops git.
  */
-function runService(req: FastifyRequest, reply: FastifyReply, service: GitService, options: ServiceOptions, authorized: Authorized) {
+function runService(req: FastifyRequest, reply: FastifyReply, service: GitService, options: ServiceOptions, authorized: Authorized, release: () => void) {
   const decoder = bodyDecoderOf(req.headers['content-encoding'])
   if (decoder === null) throw new GitHttpError(415, 'Unsupported Content-Encoding')
   const ctx = req.ingot
@@ -185,11 +192,19 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   if (service === 'git-receive-pack' && pusher === null) throw challenge()
   const proc = startService(service, options)
   const { child } = proc
+  child.once('close', release)
+  child.once('error', release)
+  // Request bytes moving toward git count as activity for its idle limit.
+  req.raw.on('data', proc.touch)
+  // The body goes through a stream of ours, so that a pipeline that ends early (git stopped
+  // reading) destroys that one and not the request itself.
+  const body = new PassThrough()
+  req.raw.pipe(body)
   const gunzip = decoder === 'gzip' ? createGunzip() : null
   // How much a push brought (its pack, mostly), for housekeeping's sake: counted as git is given
   // it, so the whole pack is counted by the time receive-pack runs its post-receive hook.
   let receivedBytes = 0
-  if (service === 'git-receive-pack') (gunzip ?? req.raw).on('data', (chunk: Buffer) => { receivedBytes += chunk.length })
+  if (service === 'git-receive-pack') (gunzip ?? body).on('data', (chunk: Buffer) => { receivedBytes += chunk.length })
   const stop = () => { if (child.exitCode === null && child.signalCode === null) child.kill() }
   if (service === 'git-receive-pack' && pusher !== null) {
     const pipes = hookPipesOf(proc)
@@ -220,9 +235,13 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
       bodyError = err
       stop()
     }
+    // git stopped reading early (it refused a pack over receive.maxInputSize, or failed): the rest
+    // of the body is read and dropped, or the connection would wait for it and never notice the
+    // client going away. The request time limit bounds how long that takes.
+    if (!req.raw.complete) req.raw.resume()
   }
-  if (gunzip !== null) pipeline(req.raw, gunzip, child.stdin, finished)
-  else pipeline(req.raw, child.stdin, finished)
+  if (gunzip !== null) pipeline(body, gunzip, child.stdin, finished)
+  else pipeline(body, child.stdin, finished)
   reply.raw.once('close', () => { if (!reply.raw.writableFinished) stop() })
   return reply.headers(NO_CACHE_HEADERS).type(resultType(service)).send(Readable.from(answerOf(req, proc, () => bodyError)))
 }
@@ -246,6 +265,7 @@ async function* answerOf(req: FastifyRequest, proc: ServiceProcess, bodyError: (
 const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
   const ctx = app.ingot
   const hooksDir = await installHooks(path.join(ctx.config.dataDir, 'git-hooks'))
+  const slots = new GitServiceSlots(ctx.config.gitServicesMax, ctx.config.gitServicesPerClient)
   const routes = new WeakMap<FastifyRequest, GitRoute>()
 
   // Bodies are git's to read, unparsed and unbuffered: no parser of the API applies here.
@@ -255,6 +275,7 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof GitHttpError) {
       if (err.challenge) void reply.header('www-authenticate', REALM)
+      if (err.retryAfterS !== null) void reply.header('retry-after', String(err.retryAfterS))
       return reply.code(err.statusCode).headers(NO_CACHE_HEADERS).type('text/plain; charset=utf-8').send(`${err.message}\n`)
     }
     // (ServiceFailedError too: git failed before answering.)
@@ -292,17 +313,31 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
       const authorized = await authorize(req, route, service, client)
       const projectId = authorized.subject.project.id
       if (authorized.wiki) await ctx.repositories.createWiki(projectId)
+      const gitService = service as GitService
+      if (route.action !== 'info/refs' && req.headers['content-type'] !== requestType(gitService)) throw new GitHttpError(415, 'Unsupported Media Type')
       const options: ServiceOptions = {
         gitDir: authorized.wiki ? ctx.repositories.wikiPath(projectId) : ctx.repositories.repositoryPath(projectId),
         protocol: gitProtocolOf(req.headers['git-protocol']),
         hooksDir,
+        maxInputBytes: (await getApplicationSettings(ctx.db)).receive_max_input_size * 1024 * 1024,
+        timeoutMs: ctx.config.gitServiceTimeoutMs,
+        idleTimeoutMs: ctx.config.gitServiceIdleTimeoutMs,
       }
-      const gitService = service as GitService
+      const slot = slots.take(req.ip)
+      if ('refused' in slot) {
+        throw slot.refused === 'client'
+          ? new GitHttpError(429, MESSAGES.busyClient, false, BUSY_RETRY_AFTER_S)
+          : new GitHttpError(503, MESSAGES.busyServer, false, BUSY_RETRY_AFTER_S)
+      }
       if (route.action === 'info/refs') {
-        return reply.headers(NO_CACHE_HEADERS).type(advertisementType(gitService)).send(Readable.from(advertiseRefs(gitService, options)))
+        return reply.headers(NO_CACHE_HEADERS).type(advertisementType(gitService)).send(Readable.from(advertiseRefs(gitService, options, slot.release)))
       }
-      if (req.headers['content-type'] !== requestType(gitService)) throw new GitHttpError(415, 'Unsupported Media Type')
-      return runService(req, reply, gitService, options, authorized)
+      try {
+        return runService(req, reply, gitService, options, authorized, slot.release)
+      } catch (err) {
+        slot.release() // refused before git started
+        throw err
+      }
     },
   })
 }

@@ -82,6 +82,7 @@ export const ApplicationSettingsSchema = Type.Object({
   polling_interval_multiplier: Type.Number(),
   project_export_enabled: Type.Boolean(),
   prometheus_metrics_enabled: Type.Boolean(),
+  receive_max_input_size: Type.Integer(),
   restricted_visibility_levels: Strings,
   user_oauth_applications: Type.Boolean(),
   session_expire_delay: Type.Integer(),

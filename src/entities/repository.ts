@@ -35,6 +35,8 @@ export const DiffEntry = Type.Object({
   renamed_file: Type.Boolean(),
   deleted_file: Type.Boolean(),
   diff: Type.String(),
+  too_large: Type.Boolean({ description: "The file's diff is 100 KB or more and left out (diff is empty)" }),
+  collapsed: Type.Boolean({ description: "The file's diff is collapsed (diff is empty); the API shows diffs expanded" }),
 })
 export type DiffEntryEntity = Static<typeof DiffEntry>
 
@@ -69,6 +71,7 @@ export function presentDiff(diff: GitDiffEntry): DiffEntryEntity {
   return {
     old_path: diff.old_path, new_path: diff.new_path, a_mode: diff.a_mode, b_mode: diff.b_mode,
     new_file: diff.new_file, renamed_file: diff.renamed_file, deleted_file: diff.deleted_file, diff: diff.diff,
+    too_large: diff.too_large, collapsed: diff.collapsed,
   }
 }
 

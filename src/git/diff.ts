@@ -1,6 +1,10 @@
 // Differences between two commits as the API's diff entries (spec: Commit, "Diff entry"): old and
 // new path and mode, the new/renamed/deleted flags, and the unified diff of each file from its
-// `---`/`+++` lines on (git's own header lines left out, as the original shows them).
+// `---`/`+++` lines on (git's own header lines left out, as the original shows them). Bounded as
+// the original bounds them (release 11.5, Gitlab::Git::DiffCollection and Gitlab::Git::Diff): a
+// file's diff of 100 KB or more is answered empty and `too_large`; one of 10 KB or more, in a
+// collection that is not expanded, empty and `collapsed`; and a collection stops (`overflow`) at
+// its limits of files, lines and bytes. What is read from git is capped as well.
 import type { Commit, GitRepository } from './repository.js'
 
 export interface DiffEntry {
@@ -12,6 +16,54 @@ export interface DiffEntry {
   renamed_file: boolean
   deleted_file: boolean
   diff: string
+  /** The file's diff is over DIFF_SIZE_LIMIT: `diff` is empty. */
+  too_large: boolean
+  /** The file's diff is over DIFF_COLLAPSE_LIMIT (or past the safe limits) in a collection that is not expanded: `diff` is empty. */
+  collapsed: boolean
+}
+
+/** Where a collection of diffs stops: past max_files files, or at max_lines lines or max_bytes bytes. */
+export interface DiffLimits {
+  maxFiles: number
+  maxLines: number
+  maxBytes: number
+}
+
+/** The original's DiffCollection::DEFAULT_LIMITS (100 files, 5,000 lines), with its 5 KB a file for bytes. */
+export const DEFAULT_DIFF_LIMITS: DiffLimits = { maxFiles: 100, maxLines: 5000, maxBytes: 100 * 5 * 1024 }
+
+/**
+ * The original's hard limits (Commit::DIFF_HARD_LIMIT_FILES and _LINES: what it shows at most when
+ * a diff is expanded). The API's answers, which the original gave without limits, stop here.
+ */
+export const HARD_DIFF_LIMITS: DiffLimits = { maxFiles: 1000, maxLines: 50_000, maxBytes: 1000 * 5 * 1024 }
+
+/** Gitlab::Git::Diff::SIZE_LIMIT: a file's diff this large is not shown. */
+export const DIFF_SIZE_LIMIT = 100 * 1024
+/** Gitlab::Git::Diff::COLLAPSE_LIMIT: a file's diff this large is collapsed unless expanded. */
+export const DIFF_COLLAPSE_LIMIT = 10 * 1024
+
+/**
+ * How much of `git diff -p` is read: enough for the hard limits with room for files answered as
+ * too large; past it git is stopped and the collection overflows.
+ */
+const PATCH_READ_LIMIT = 16 * 1024 * 1024
+/** How much of `git diff --raw` is read (some 100 bytes a file; far more than HARD_DIFF_LIMITS' files). */
+const RAW_READ_LIMIT = 4 * 1024 * 1024
+
+export interface DiffCollection {
+  diffs: DiffEntry[]
+  /** The collection stopped at its limits: files after the last one are left out. */
+  overflow: boolean
+}
+
+export interface DiffOptions {
+  /** Only these paths. */
+  paths?: readonly string[]
+  /** HARD_DIFF_LIMITS unless given. */
+  limits?: DiffLimits
+  /** Whether diffs are shown whole (the API, as the original's) or collapsed past 10 KB and past the safe limits (emails). */
+  expanded?: boolean
 }
 
 interface RawChange {
@@ -78,28 +130,97 @@ function splitPatches(patch: string): string[] {
   })
 }
 
+export function lineCount(diff: string): number {
+  if (diff === '') return 0
+  let lines = 1
+  for (let at = diff.indexOf('\n'); at !== -1 && at < diff.length - 1; at = diff.indexOf('\n', at + 1)) lines += 1
+  return lines
+}
+
+/** The original's safe limits: the given limits, but never more than the default ones. */
+function safeLimitsOf(limits: DiffLimits): DiffLimits {
+  return {
+    maxFiles: Math.min(limits.maxFiles, DEFAULT_DIFF_LIMITS.maxFiles),
+    maxLines: Math.min(limits.maxLines, DEFAULT_DIFF_LIMITS.maxLines),
+    maxBytes: Math.min(limits.maxFiles, DEFAULT_DIFF_LIMITS.maxFiles) * 5 * 1024,
+  }
+}
+
 /**
  * The changes from `from` to `to` (`from` null: against the empty tree, as for a root commit),
- * optionally limited to paths.
+ * within limits, as the original's DiffCollection gathers them: files in git's order until one
+ * more would pass the files, lines or bytes limit (that one and the rest are left out, and the
+ * collection overflows).
  */
-export async function diffCommits(repo: GitRepository, from: string | null, to: string, paths: readonly string[] = []): Promise<DiffEntry[]> {
+export async function diffCommits(repo: GitRepository, from: string | null, to: string, options: DiffOptions = {}): Promise<DiffCollection> {
+  const limits = options.limits ?? HARD_DIFF_LIMITS
+  const safe = safeLimitsOf(limits)
+  const expanded = options.expanded ?? true
   const base = from ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904' // the empty tree
-  const common = ['--no-color', '--no-ext-diff', '-M', '--end-of-options', base, to, '--', ...paths]
+  const common = ['--no-color', '--no-ext-diff', '-M', '--end-of-options', base, to, '--', ...options.paths ?? []]
   const [raw, patch] = await Promise.all([
-    repo.run(['diff', '--raw', '-z', ...common]),
-    repo.run(['diff', '-p', '--full-index', ...common]),
+    repo.runLimited(['diff', '--raw', '-z', ...common], { maxOutputBytes: RAW_READ_LIMIT }),
+    repo.runLimited(['diff', '-p', '--full-index', ...common], { maxOutputBytes: PATCH_READ_LIMIT }),
   ])
-  const patches = splitPatches(patch)
-  return parseRaw(raw).map((change, i) => ({
-    old_path: change.oldPath,
-    new_path: change.newPath,
-    a_mode: octalMode(change.aMode),
-    b_mode: octalMode(change.bMode),
-    new_file: change.status === 'A',
-    renamed_file: change.status.startsWith('R'),
-    deleted_file: change.status === 'D',
-    diff: patches[i] ?? '',
-  }))
+  const changes = parseRaw(raw.stdout.toString('utf8'))
+  // A cut output's last record or patch may be cut too.
+  if (raw.truncated) changes.pop()
+  const patches = splitPatches(patch.stdout.toString('utf8'))
+  const wholePatches = patch.truncated ? patches.length - 1 : patches.length
+  const diffs: DiffEntry[] = []
+  let overflow = raw.truncated
+  let lines = 0
+  let bytes = 0
+  for (const [i, change] of changes.entries()) {
+    if (i >= limits.maxFiles) {
+      overflow = true
+      break
+    }
+    let text = patches[i] ?? ''
+    if (i >= wholePatches) {
+      // The read stopped inside this file's patch: it can still be told too large, nothing after it.
+      overflow = true
+      if (i > wholePatches || Buffer.byteLength(text) < DIFF_SIZE_LIMIT) break
+    }
+    const size = Buffer.byteLength(text)
+    const tooLarge = size >= DIFF_SIZE_LIMIT
+    const overSafeLimits = i >= safe.maxFiles || lines > safe.maxLines || bytes >= safe.maxBytes
+    const collapsed = !tooLarge && !expanded && text !== '' && (size >= DIFF_COLLAPSE_LIMIT || overSafeLimits)
+    if (tooLarge || collapsed) text = ''
+    lines += lineCount(text)
+    bytes += Buffer.byteLength(text)
+    if (lines >= limits.maxLines || bytes >= limits.maxBytes) {
+      overflow = true
+      break
+    }
+    diffs.push({
+      old_path: change.oldPath,
+      new_path: change.newPath,
+      a_mode: octalMode(change.aMode),
+      b_mode: octalMode(change.bMode),
+      new_file: change.status === 'A',
+      renamed_file: change.status.startsWith('R'),
+      deleted_file: change.status === 'D',
+      diff: text,
+      too_large: tooLarge,
+      collapsed,
+    })
+    if (i >= wholePatches) break
+  }
+  return { diffs, overflow }
+}
+
+/** Whether a collection goes past `limits` (the original's `overflow?` of a diff under its default limits). */
+export function diffOverflows(collection: DiffCollection, limits: DiffLimits = DEFAULT_DIFF_LIMITS): boolean {
+  if (collection.overflow || collection.diffs.length > limits.maxFiles) return true
+  let lines = 0
+  let bytes = 0
+  for (const entry of collection.diffs) {
+    lines += lineCount(entry.diff)
+    bytes += Buffer.byteLength(entry.diff)
+    if (lines >= limits.maxLines || bytes >= limits.maxBytes) return true
+  }
+  return false
 }
 
 export interface ChangedFiles {
@@ -110,14 +231,19 @@ export interface ChangedFiles {
 
 /**
  * The paths each commit added, modified and removed since its first parent (a root commit: all its
- * files), for all of them in one git process; a rename counts as modified, as push hooks list it.
+ * files), for all of them in one git process, as far as RAW_READ_LIMIT; a rename counts as
+ * modified, as push hooks list it.
  */
 export async function changedFilesOfCommits(repo: GitRepository, commits: readonly Pick<Commit, 'id' | 'parents'>[]): Promise<ChangedFiles[]> {
   if (commits.length === 0) return []
   // A line `<commit> <parent>` diffs the commit against that one parent (a merge: its first).
   const input = commits.map((commit) => (commit.parents[0] === undefined ? commit.id : `${commit.id} ${commit.parents[0]}`)).join('\n')
-  const out = await repo.run(['diff-tree', '--stdin', '--always', '--root', '-r', '-M', '--raw', '-z', '--no-ext-diff'], { input: `${input}\n` })
-  const byCommit = parseRawPerCommit(out)
+  const raw = await repo.runLimited(['diff-tree', '--stdin', '--always', '--root', '-r', '-M', '--raw', '-z', '--no-ext-diff'], {
+    input: `${input}\n`, maxOutputBytes: RAW_READ_LIMIT,
+  })
+  const byCommit = parseRawPerCommit(raw.stdout.toString('utf8'))
+  // Past the read limit (tens of thousands of files) the lists stop; the last record may be cut.
+  if (raw.truncated) [...byCommit.values()].at(-1)?.pop()
   return commits.map((commit) => {
     const files: ChangedFiles = { added: [], modified: [], removed: [] }
     for (const change of byCommit.get(commit.id) ?? []) {

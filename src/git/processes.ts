@@ -6,6 +6,8 @@ import type { ChildProcess } from 'node:child_process'
 interface ProcessCount {
   running: number
   started: number
+  /** The most running at once since this process started: what the limits on git work let through. */
+  most: number
 }
 
 const counts = new Map<string, ProcessCount>()
@@ -32,9 +34,10 @@ function commandOf(args: readonly string[]): string {
 export function countGitProcess(child: ChildProcess, args: readonly string[]): void {
   const command = commandOf(args)
   let count = counts.get(command)
-  if (count === undefined) counts.set(command, count = { running: 0, started: 0 })
+  if (count === undefined) counts.set(command, count = { running: 0, started: 0, most: 0 })
   count.running += 1
   count.started += 1
+  count.most = Math.max(count.most, count.running)
   let ended = false
   const end = () => {
     if (ended) return

@@ -1,7 +1,7 @@
 // GitRepository: every read and ref update Ingot makes on one bare repository, on top of the
 // long-lived cat-file readers (lookups, objects) and short git commands (log, ls-tree, refs).
 // Revisions are checked with isSafeRevision before they reach git; refs move by compare-and-swap.
-import { GitError, isSafeRevision, runGit, runGitBuffer, searchesHistory, type RunGitOptions } from './command.js'
+import { GitError, isSafeRevision, runGit, runGitBuffer, runGitLimited, searchesHistory, type LimitedOutput, type RunGitOptions } from './command.js'
 import { historySearchRefused } from '../common/errors.js'
 import { MAX_INSTANT, MIN_INSTANT } from '../db/values.js'
 import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
@@ -95,6 +95,11 @@ export class GitRepository {
 
   runBuffer(args: readonly string[], options: Omit<RunGitOptions, 'gitDir'> = {}): Promise<Buffer> {
     return runGitBuffer(args, { ...options, gitDir: this.gitDir })
+  }
+
+  /** Runs git keeping at most `maxOutputBytes` of its output, flagged truncated past it. */
+  runLimited(args: readonly string[], options: Omit<RunGitOptions, 'gitDir'> = {}): Promise<LimitedOutput> {
+    return runGitLimited(args, { ...options, gitDir: this.gitDir })
   }
 
   /** The object a name reaches (`oid`, `ref^{commit}`, `rev:path`); null when missing. */

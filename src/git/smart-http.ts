@@ -49,16 +49,26 @@ export interface ServiceOptions {
   protocol: string | null
   /** For receive-pack: the directory installHooks filled. */
   hooksDir?: string
+  /** For receive-pack: the largest pack it takes, in bytes (receive.maxInputSize); 0 for any. */
+  maxInputBytes?: number
+  /** git is stopped at this time limit… */
+  timeoutMs: number
+  /** …and when no data moved (see the service's `touch`) for this long. */
+  idleTimeoutMs: number
 }
 
 function serviceArgs(service: GitService, options: ServiceOptions): string[] {
   if (service === 'git-upload-pack') return ['upload-pack']
   if (options.hooksDir === undefined) throw new Error('receive-pack needs the hooks directory')
+  // A pack over maxInputSize is refused by git itself, with its own words to the pusher
+  // ("fatal: pack exceeds maximum allowed size"), before it is stored.
+  const maxInput = options.maxInputBytes !== undefined && options.maxInputBytes > 0 ? ['-c', `receive.maxInputSize=${options.maxInputBytes}`] : []
   return [
     // No `gc --auto` after each push: it would run before the push's answer ends, and housekeeping
     // jobs (counted per push) keep the repository packed.
     '-c', `core.hooksPath=${options.hooksDir}`, '-c', 'receive.autogc=false',
     ...HIDDEN_FROM_PUSHES.flatMap((prefix) => ['-c', `receive.hideRefs=${prefix}`]),
+    ...maxInput,
     'receive-pack',
   ]
 }
@@ -87,12 +97,14 @@ export async function* outputOf(service: ServiceProcess, preamble: Buffer | null
   let answered = false
   try {
     for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      service.touch()
       yield answered || preamble === null ? chunk : Buffer.concat([preamble, chunk])
       answered = true
     }
     const code = await exitOf(child)
     if (code !== 0) {
-      const message = `git ${service.args.join(' ')} failed (${code ?? 'killed'}): ${service.stderrText().trim()}`
+      const stopped = service.stoppedBy()
+      const message = `git ${service.args.join(' ')} failed (${stopped ?? code ?? 'killed'}): ${service.stderrText().trim()}`
       throw answered ? new Error(message) : new ServiceFailedError(message)
     }
     // A service that says nothing and succeeds (receive-pack given no commands): the preamble alone.
@@ -102,23 +114,30 @@ export async function* outputOf(service: ServiceProcess, preamble: Buffer | null
   }
 }
 
-/** The answer to `GET …/info/refs?service=…`: the preamble, then git's advertisement, streamed. */
-export function advertiseRefs(service: GitService, options: ServiceOptions): AsyncGenerator<Buffer> {
+/**
+ * The answer to `GET …/info/refs?service=…`: the preamble, then git's advertisement, streamed;
+ * `onExit` hears when git is gone.
+ */
+export function advertiseRefs(service: GitService, options: ServiceOptions, onExit: () => void = () => {}): AsyncGenerator<Buffer> {
   const started = spawnGit([...serviceArgs(service, options), '--stateless-rpc', '--advertise-refs', options.gitDir], {
-    env: serviceEnv(options),
+    env: serviceEnv(options), timeoutMs: options.timeoutMs, idleTimeoutMs: options.idleTimeoutMs,
   })
   started.child.stdin.end()
+  started.child.once('exit', onExit)
+  started.child.once('error', onExit)
   const v2 = isProtocolV2(options.protocol) && service === 'git-upload-pack'
   return outputOf(started, v2 ? null : Buffer.from(`${pktLine(`# service=${service}\n`)}0000`))
 }
 
 /**
  * Starts a service for one request of the client: its stdin takes the request body, its stdout is
- * the response body. receive-pack also gets the hook pipes (fds 3 and 4, see hooksOf).
+ * the response body. receive-pack also gets the hook pipes (fds 3 and 4, see hooksOf). The caller
+ * calls `touch()` as request bytes reach git (outputOf does for its answer).
  */
 export function startService(service: GitService, options: ServiceOptions) {
   return spawnGit([...serviceArgs(service, options), '--stateless-rpc', options.gitDir], {
     env: serviceEnv(options), extraFds: service === 'git-receive-pack' ? 2 : 0,
+    timeoutMs: options.timeoutMs, idleTimeoutMs: options.idleTimeoutMs,
   })
 }
 

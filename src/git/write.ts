@@ -6,6 +6,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { GitRepository } from './repository.js'
+import { INDEX_FILE_PREFIX } from './sweep.js'
 
 export interface TreeChange {
   /** Where the content goes; absent for a removal only. */
@@ -43,7 +44,7 @@ function identityEnv(author: Identity, committer: Identity): Record<string, stri
 
 /** Creates the commit and returns its id; the repository's refs do not move. */
 export async function writeCommit(repo: GitRepository, commit: NewCommit): Promise<string> {
-  const indexFile = path.join(os.tmpdir(), `ingot-index-${randomBytes(8).toString('hex')}`)
+  const indexFile = path.join(os.tmpdir(), `${INDEX_FILE_PREFIX}${randomBytes(8).toString('hex')}`)
   const env = { GIT_INDEX_FILE: indexFile }
   try {
     await repo.run(commit.parent === null ? ['read-tree', '--empty'] : ['read-tree', '--end-of-options', commit.parent], { env })

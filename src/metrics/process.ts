@@ -25,6 +25,15 @@ function registerGitProcessMetrics(registry: Registry): void {
       for (const [command, count] of gitProcessCounts()) this.set({ command }, count.running)
     },
   })
+  new Gauge({
+    name: 'ingot_git_processes_most',
+    help: 'The most git processes running at once since the process started, by git command',
+    labelNames: ['command'],
+    registers: [registry],
+    collect() {
+      for (const [command, count] of gitProcessCounts()) this.set({ command }, count.most)
+    },
+  })
   new Counter({
     name: 'ingot_git_processes_started_total',
     help: 'Git processes started, by git command',

@@ -110,6 +110,8 @@ export interface ApplicationSettings {
   polling_interval_multiplier: number
   project_export_enabled: boolean
   prometheus_metrics_enabled: boolean
+  /** Megabytes: the largest pack a push may send; 0 for any. */
+  receive_max_input_size: number
   /** Visibilities that only administrators may choose. */
   restricted_visibility_levels: Visibility[]
   user_oauth_applications: boolean
@@ -208,6 +210,9 @@ export const DEFAULT_SETTINGS: Readonly<ApplicationSettings> = {
   polling_interval_multiplier: 1,
   project_export_enabled: true,
   prometheus_metrics_enabled: false,
+  // Not a setting of 11.5 (later releases added it, unset meaning no limit): on by default here,
+  // at the 2 GB a push of the largest hosted forges may send, so no single push fills the disk.
+  receive_max_input_size: 2048,
   restricted_visibility_levels: [],
   user_oauth_applications: true,
   session_expire_delay: 10080,

@@ -273,7 +273,7 @@ describe('Commits API', () => {
       assert.match(diff, /@@ -1 \+1,2 @@\n a\n\+b\n$/)
       assert.deepEqual(res.body, [{
         old_path: 'src/a.txt', new_path: 'src/a.txt', a_mode: '100644', b_mode: '100644',
-        new_file: false, renamed_file: false, deleted_file: false, diff,
+        new_file: false, renamed_file: false, deleted_file: false, diff, too_large: false, collapsed: false,
       }])
       res = await t.api('GET', `${base}/commits/${sha.c1}/diff`, { token: null })
       assert.deepEqual(res.body.map((d: { new_path: string; new_file: boolean; a_mode: string }) => [d.new_path, d.new_file, d.a_mode]),

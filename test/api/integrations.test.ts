@@ -395,6 +395,19 @@ describe('Integrations that act', () => {
       assert.ok(mail.html?.includes('+line one'), 'the HTML part carries the diff')
     })
 
+    it('collapses a file diff of 10 KB and leaves out one of 100 KB, as a page does before it is expanded', async () => {
+      await put('emails-on-push', { recipients: 'one@example.com' })
+      smtp.messages.length = 0
+      const lines = (count: number) => Array.from({ length: count }, (_, i) => `line ${i} ${'y'.repeat(24)}\n`).join('')
+      await commit(maintainer, 'master', { 'medium.txt': lines(600), 'huge.txt': lines(4000), 'tiny.txt': 'tiny\n' }, 'Sizes')
+      await runJobs()
+      const [mail] = await smtp.waitFor(1)
+      assert.match(mail!.text, /medium\.txt\n=+\nThe diff of this file is collapsed: see it on Ingot\./)
+      assert.match(mail!.text, /huge\.txt\n=+\nThe diff of this file is too large to show\./)
+      assert.match(mail!.text, /tiny\.txt\n=+\n--- \/dev\/null\n\+\+\+ b\/tiny\.txt\n@@ -0,0 \+1 @@\n\+tiny/)
+      assert.doesNotMatch(mail!.text, /line 599/)
+    })
+
     it('leaves the diff out with disable_diffs, and the HTML part when HTML emails are off', async () => {
       await put('emails-on-push', { recipients: 'one@example.com', disable_diffs: true })
       await setSettings(t, { html_emails_enabled: false })

@@ -460,6 +460,7 @@ describe('merge requests: repository side', () => {
       const changes = await t.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}/changes`, { token: null })
       assert.equal(changes.status, 200, changes.text)
       assert.equal(changes.body.iid, mr.iid)
+      assert.equal(changes.body.overflow, false)
       assert.deepEqual(changes.body.changes.map((c: { new_path: string }) => c.new_path), ['feature.txt', 'gone.txt', 'third.txt'])
       const added = changes.body.changes[0]
       assert.equal(added.new_file, true)

@@ -344,7 +344,7 @@ describe('Repository API', () => {
       assert.equal(res.body.compare_timeout, false)
       assert.deepEqual(res.body.diffs.map((d: { new_path: string; new_file: boolean }) => [d.new_path, d.new_file]), [['feature.txt', true]])
       assert.deepEqual(Object.keys(res.body.diffs[0]).sort(),
-        ['a_mode', 'b_mode', 'deleted_file', 'diff', 'new_file', 'new_path', 'old_path', 'renamed_file'])
+        ['a_mode', 'b_mode', 'collapsed', 'deleted_file', 'diff', 'new_file', 'new_path', 'old_path', 'renamed_file', 'too_large'])
       assert.match(res.body.diffs[0].diff, /\+new/)
     })
 
@@ -384,6 +384,17 @@ describe('Repository API', () => {
       assert.equal(res.status, 200)
       assert.equal(res.body.compare_timeout, true)
       assert.equal(res.body.diffs.length, 101)
+    })
+
+    it('answers a file diff of 100 KB or more empty and too_large, as the original', async () => {
+      const big = Array.from({ length: 4000 }, (_, i) => `line ${i} ${'x'.repeat(24)}\n`).join('')
+      await commitFiles(t, project.id, { 'big.txt': big, 'small.txt': 'small\n' }, { branch: 'big', parent: sha.second })
+      const res = await t.api('GET', `${base}/compare`, { query: { from: 'master', to: 'big' } })
+      assert.equal(res.status, 200)
+      const byPath = Object.fromEntries(res.body.diffs.map((d: { new_path: string }) => [d.new_path, d]))
+      assert.deepEqual([byPath['big.txt'].too_large, byPath['big.txt'].diff, byPath['big.txt'].collapsed], [true, '', false])
+      assert.deepEqual([byPath['small.txt'].too_large, byPath['small.txt'].collapsed], [false, false])
+      assert.match(byPath['small.txt'].diff, /\+small/)
     })
 
     it('answers 404 Ref Not Found for an unknown or option-looking ref, 400 without from or to', async () => {

@@ -65,10 +65,11 @@ describe('git repository layer', () => {
     assert.equal(await repo.isAncestor(first, second), true)
     assert.equal(await repo.mergeBase(first, second), first)
 
-    const diff = await diffCommits(repo, first, second)
+    const { diffs: diff, overflow } = await diffCommits(repo, first, second)
+    assert.equal(overflow, false)
     assert.deepEqual(diff.map((d) => [d.new_path, d.deleted_file]), [['README.md', false], ['src/a b.txt', true]])
     assert.match(diff[0]!.diff, /^--- a\/README.md\n\+\+\+ b\/README.md\n@@/)
-    const rootDiff = await diffCommits(repo, null, first)
+    const { diffs: rootDiff } = await diffCommits(repo, null, first)
     assert.ok(rootDiff.every((d) => d.new_file))
   })
 

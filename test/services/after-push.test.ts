@@ -1,11 +1,14 @@
 // afterPush's `commit_count`: a straight line of commits is counted through the cat-file readers,
-// anything else (merges, long histories) by git rev-list, and both agree with git.
+// anything else (merges, long histories) by git rev-list, and both agree with git; a push of many
+// refs is worked through a few at a time.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeProject, rootActor } from '../helpers/factories.js'
 import { commitFiles, TEST_AUTHOR } from '../helpers/git.js'
-import { afterPush } from '../../src/services/push/after-push.js'
+import { PUSHED_REFS_AT_ONCE, afterPush } from '../../src/services/push/after-push.js'
+import { gitProcessCounts } from '../../src/git/processes.js'
+import { NULL_OID } from '../../src/git/repository.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 
 describe('afterPush commit counts', () => {
@@ -48,5 +51,20 @@ describe('afterPush commit counts', () => {
     assert.ok(await repo.compareAndSwapRef('refs/heads/master', merge, main))
     // base..merge: main, side1, side2 and the merge itself.
     assert.equal(await countOfPush(project, base), 4)
+  })
+
+  it('works through a push of many refs a few at a time', async () => {
+    const project = await makeProject(t, null)
+    const repo = t.ctx.repositories.open(project.id)
+    const head = await commitFiles(t, project.id, { 'a.txt': 'a\n' })
+    // Each created branch is counted by a git rev-list of its own.
+    const updates = Array.from({ length: 60 }, (_, i) => ({ ref: `refs/heads/many-${i}`, oldId: NULL_OID, newId: head }))
+    for (const update of updates) assert.ok(await repo.compareAndSwapRef(update.ref, head, NULL_OID))
+    await afterPush(t.ctx, project, await rootActor(t), updates)
+    // (Nothing else in this file runs more than two at once.)
+    const most = gitProcessCounts().get('rev-list')?.most ?? 0
+    assert.ok(most > 0 && most <= PUSHED_REFS_AT_ONCE, `at most ${PUSHED_REFS_AT_ONCE} at once, not ${most}`)
+    const events = await t.ctx.db.selectFrom('events').select('push_data').where('project_id', '=', project.id).execute()
+    assert.equal(events.filter((event) => event.push_data?.includes('"many-') === true).length, 60)
   })
 })

@@ -97,6 +97,8 @@ const UpdateSettingsBody = Type.Object({
   polling_interval_multiplier: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_INTEGER })),
   project_export_enabled: Flag,
   prometheus_metrics_enabled: Flag,
+  /** Megabytes, at most 1 TB (git takes the limit in bytes). */
+  receive_max_input_size: Type.Optional(Type.Integer({ minimum: 0, maximum: 1024 * 1024 })),
   /** Names (`public`) or levels (`20`). */
   restricted_visibility_levels: List,
   user_oauth_applications: Flag,

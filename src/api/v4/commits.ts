@@ -179,7 +179,7 @@ const commits: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { repo } = await loadRepository(req, req.params.id)
     const commit = await findCommit(repo, req.params.sha)
-    const diffs = await diffCommits(repo, commit.parents[0] ?? null, commit.id)
+    const { diffs } = await diffCommits(repo, commit.parents[0] ?? null, commit.id)
     return sendArrayPage(req, reply, diffs, req.query, presentDiff)
   })
 

@@ -11,7 +11,7 @@ import { CommitBasic, presentCommit } from '../../entities/commit.js'
 import { MergeRequest, presentMergeRequest, type MergeRequestEntity } from '../../entities/merge-request.js'
 import { DiffEntry, presentDiff } from '../../entities/repository.js'
 import { loadMergeRequestDetails, loadMergeRequestView } from '../../finders/merge-requests-finder.js'
-import { diffCommits, type DiffEntry as GitDiffEntry } from '../../git/diff.js'
+import { diffCommits, type DiffCollection } from '../../git/diff.js'
 import { commitIdsBetween, countCommitsBetween } from '../../git/merge.js'
 import { labelTitlesOf } from '../../services/labels/issuable-labels.js'
 import { createMergeRequest } from '../../services/merge-requests/create-merge-request.js'
@@ -47,7 +47,11 @@ const MergeBody = Type.Object({
   squash: Type.Optional(BooleanParam()),
 })
 
-const MergeRequestChanges = Type.Object({ ...MergeRequest.properties, changes: Type.Array(DiffEntry) })
+const MergeRequestChanges = Type.Object({
+  ...MergeRequest.properties,
+  changes: Type.Array(DiffEntry),
+  overflow: Type.Boolean({ description: 'The changes stopped at the diff limits: files after the last are left out' }),
+})
 
 async function present(req: FastifyRequest, row: MergeRequestRow): Promise<MergeRequestEntity> {
   const ctx = req.ingot
@@ -56,8 +60,8 @@ async function present(req: FastifyRequest, row: MergeRequestRow): Promise<Merge
 }
 
 /** The merge request's diff in its target repository: from the merge base of its target and head to its head. */
-async function diffsOf(req: FastifyRequest, mr: MergeRequestRow): Promise<GitDiffEntry[]> {
-  if (mr.sha === null || mr.target_sha === null) return []
+async function diffsOf(req: FastifyRequest, mr: MergeRequestRow): Promise<DiffCollection> {
+  if (mr.sha === null || mr.target_sha === null) return { diffs: [], overflow: false }
   const repo = req.ingot.repositories.open(mr.target_project_id)
   return diffCommits(repo, await repo.mergeBase(mr.target_sha, mr.sha), mr.sha)
 }
@@ -129,8 +133,8 @@ const mergeRequestGit: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: MergeRequestParams, response: { 200: MergeRequestChanges } },
   }, async (req) => {
     const { mergeRequest: mr } = await loadMergeRequest(req, req.params.id, req.params.merge_request_iid)
-    const [entity, diffs] = await Promise.all([present(req, mr), diffsOf(req, mr)])
-    return { ...entity, changes: diffs.map(presentDiff) }
+    const [entity, collection] = await Promise.all([present(req, mr), diffsOf(req, mr)])
+    return { ...entity, changes: collection.diffs.map(presentDiff), overflow: collection.overflow }
   })
 
   app.get(`${single}/diffs`, {
@@ -138,7 +142,7 @@ const mergeRequestGit: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: MergeRequestParams, querystring: Pagination, response: { 200: Type.Array(DiffEntry) } },
   }, async (req, reply) => {
     const { mergeRequest: mr } = await loadMergeRequest(req, req.params.id, req.params.merge_request_iid)
-    return sendArrayPage(req, reply, await diffsOf(req, mr), req.query, presentDiff)
+    return sendArrayPage(req, reply, (await diffsOf(req, mr)).diffs, req.query, presentDiff)
   })
 }
 

@@ -78,7 +78,7 @@ function diffHasLine(diff: string, line: number, lineType: LineType): boolean {
 export async function placeComment(repo: GitRepository, commit: Commit, wanted: CommentPlacement): Promise<CommentPlacement | null> {
   const path = cleanTreePath(wanted.path)
   if (path === null || path === '') return null
-  const diffs = await diffCommits(repo, commit.parents[0] ?? null, commit.id, [path])
+  const { diffs } = await diffCommits(repo, commit.parents[0] ?? null, commit.id, { paths: [path] })
   const file = diffs.find((diff) => diff.new_path === path)
   return file !== undefined && diffHasLine(file.diff, wanted.line, wanted.lineType) ? { ...wanted, path } : null
 }

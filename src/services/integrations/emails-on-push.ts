@@ -50,11 +50,12 @@ async function storyOf(ctx: AppContext, payload: PushEmailPayload): Promise<Push
   if (payload.oldId === NULL_OID) return { action: 'create', refType, refName, comparison: null, reverse: false }
   if (payload.newId === NULL_OID) return { action: 'delete', refType, refName, comparison: null, reverse: false }
   const repo = ctx.repositories.open(payload.projectId)
-  const forward = await compareCommits(repo, payload.oldId, payload.newId, false)
+  // An email shows diffs as a page does before one expands them: large files' collapsed.
+  const forward = await compareCommits(repo, payload.oldId, payload.newId, false, false)
   if (forward.commits.length > 0) return { action: 'push', refType, refName, comparison: forward, reverse: false }
   if (forward.same) return null
   // Nothing new: the push moved the ref back, so the commits it dropped are what happened.
-  const backward = await compareCommits(repo, payload.newId, payload.oldId, false)
+  const backward = await compareCommits(repo, payload.newId, payload.oldId, false, false)
   return { action: 'push', refType, refName, comparison: backward, reverse: true }
 }
 
@@ -78,6 +79,13 @@ function changedFileLine(diff: DiffEntry): string {
   if (diff.renamed_file) return `- ${diff.old_path} → ${diff.new_path}`
   if (diff.new_file) return `- + ${diff.new_path}`
   return `- ${diff.new_path}`
+}
+
+/** A file's diff, or why it is left out. */
+function diffText(diff: DiffEntry): string {
+  if (diff.too_large) return 'The diff of this file is too large to show.'
+  if (diff.collapsed) return 'The diff of this file is collapsed: see it on Ingot.'
+  return diff.diff
 }
 
 function diffHeading(diff: DiffEntry): string {
@@ -116,7 +124,7 @@ function textOf({ story, pusherName, projectName, showDiffs, targetUrl }: EmailC
     if (showDiffs && comparison.diffs.length > 0) {
       lines.push('', 'Changes:')
       if (comparison.overflow) lines.push('', 'The diff was not included because it is too large.')
-      else for (const diff of comparison.diffs) lines.push('', '=====================================', diffHeading(diff), '=====================================', diff.diff)
+      else for (const diff of comparison.diffs) lines.push('', '=====================================', diffHeading(diff), '=====================================', diffText(diff))
     }
   }
   if (targetUrl !== null) lines.push('', `View it on Ingot: ${targetUrl}`)
@@ -144,7 +152,7 @@ function htmlOf({ story, pusherName, projectName, showDiffs, targetUrl }: EmailC
     if (showDiffs && comparison.diffs.length > 0) {
       parts.push('<h4>Changes:</h4>')
       if (comparison.overflow) parts.push('<p>The diff was not included because it is too large.</p>')
-      else for (const diff of comparison.diffs) parts.push(`<h5>${escapeHtml(diffHeading(diff))}</h5><pre>${escapeHtml(diff.diff)}</pre>`)
+      else for (const diff of comparison.diffs) parts.push(`<h5>${escapeHtml(diffHeading(diff))}</h5><pre>${escapeHtml(diffText(diff))}</pre>`)
     }
   }
   if (targetUrl !== null) parts.push(`<p><a href="${escapeHtml(targetUrl)}">View it on Ingot</a>.</p>`)

@@ -17,6 +17,7 @@ import { getApplicationSettings } from '../settings.js'
 import { enqueueStatisticsRefresh } from '../projects/refresh-statistics.js'
 import { type RefUpdate } from './check-push.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
+import { mapBounded } from '../../common/bounded.js'
 
 export interface CompletedPush {
   project: ProjectRow
@@ -55,6 +56,12 @@ export class PushListeners {
     }
   }
 }
+
+/**
+ * How many pushed refs are looked at at once (each reads commits, some count them with a git
+ * process): enough to overlap their waits, few enough that a push of thousands of tags queues.
+ */
+export const PUSHED_REFS_AT_ONCE = 8
 
 /** Title of a pushed event's commit, as the original trims it. */
 const TITLE_LENGTH = 70
@@ -113,7 +120,7 @@ export async function afterPush(
     : (await repo.resolveCommit(`${BRANCH_PREFIX}${name}`)) !== null
   const [keepsDefault, pushData] = await Promise.all([
     project.default_branch === null ? false : defaultBranchExists(project.default_branch),
-    Promise.all(updates.map((update) => pushDataOf(repo, update, listBranches))),
+    mapBounded(updates, PUSHED_REFS_AT_ONCE, (update) => pushDataOf(repo, update, listBranches)),
   ])
   const newDefault = keepsDefault ? null : firstDefaultBranch(updates, await repo.headBranch(), await listBranches())
   // Only a push that creates or deletes a branch can make the repository empty or not.

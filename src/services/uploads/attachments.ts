@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import { getApplicationSettings } from '../settings.js'
 import { uploadsRoot } from './user-avatar.js'
+import { UPLOAD_TEMPORARY_PREFIX } from './sweep.js'
 
 /** The largest attachment the instance takes, in bytes: max_attachment_size is in megabytes. */
 export async function maxAttachmentBytes(db: Db): Promise<number> {
@@ -90,7 +91,7 @@ export async function storeProjectUpload(dataDir: string, projectId: number, fil
   const target = projectUploadPath(dataDir, projectId, upload)!
   await fs.mkdir(path.dirname(target), { recursive: true })
   // Written aside, then renamed into place: a reader never sees half a file.
-  const temporary = path.join(path.dirname(target), `.upload-${randomBytes(6).toString('hex')}`)
+  const temporary = path.join(path.dirname(target), `${UPLOAD_TEMPORARY_PREFIX}${randomBytes(6).toString('hex')}`)
   await fs.writeFile(temporary, data)
   await fs.rename(temporary, target)
   return upload

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { Db } from '../../db/index.js'
 import type { UserRow } from '../../db/schema.js'
 import type { UploadedFile } from '../../common/uploaded-file.js'
+import { UPLOAD_TEMPORARY_PREFIX } from './sweep.js'
 
 export const AVATAR_MAX_BYTES = 200 * 1024
 export const AVATAR_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico'] as const
@@ -49,7 +50,7 @@ export async function setUserAvatar(db: Db, dataDir: string, user: UserRow, file
   const name = storedName(file.filename)
   await fs.mkdir(dir, { recursive: true })
   // Written aside, then renamed into place: a reader never sees half a file.
-  const temporary = path.join(dir, `.upload-${randomBytes(6).toString('hex')}`)
+  const temporary = path.join(dir, `${UPLOAD_TEMPORARY_PREFIX}${randomBytes(6).toString('hex')}`)
   await fs.writeFile(temporary, file.data)
   await fs.rename(temporary, path.join(dir, name))
   const updated = await db.updateTable('users').set({ avatar_path: `${userAvatarDir(user.id)}/${name}`, updated_at: Date.now() })
