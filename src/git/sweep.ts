@@ -2,12 +2,14 @@
 // leftovers in each repository (the quarantine directory of a push, `objects/tmp_objdir-incoming-*`,
 // which holds the whole pack of a push killed before it finished; temporary packs and indexes;
 // stale lock files that would refuse every later update of HEAD, the config or packed refs) and
-// the temporary index files of our commits. Only entries older than a threshold go, so that work
+// the temporary index files of our commits and the staged repositories of project creations that
+// died before their row was written. Only entries older than a threshold go, so that work
 // still running in another process on the same data directory is left alone. Repositories are
 // walked one at a time, in the background: nothing waits for a data directory of thousands.
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { STAGING_FOLDER } from './storage.js'
 
 export interface SweepReport {
   repositories: number
@@ -66,6 +68,9 @@ export async function sweepLeftovers(root: string, before: number, signal?: Abor
       }
     }
   }
+  // Repositories of projects whose creation died before their row was written (storage.ts).
+  const staging = path.join(root, STAGING_FOLDER)
+  for (const name of await entries(staging)) await removeIfOlder(path.join(staging, name), before, report)
   const tmp = os.tmpdir()
   for (const name of await entries(tmp)) {
     if (name.startsWith(INDEX_FILE_PREFIX)) await removeIfOlder(path.join(tmp, name), before, report)

@@ -11,6 +11,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeProject } from '../helpers/factories.js'
 import { leftoverAgeMs, startLeftoverSweeps, sweepDataDirectory } from '../../src/services/sweep-leftovers.js'
 import { uploadsRoot } from '../../src/services/uploads/user-avatar.js'
+import { STAGING_FOLDER } from '../../src/git/storage.js'
 
 const exists = (file: string) => fs.access(file).then(() => true, () => false)
 
@@ -43,9 +44,11 @@ describe('sweeping leftovers at start', () => {
       await plant(path.join(gitDir, 'packed-refs.lock'), old),
       await plant(path.join(uploadsRoot(t.ctx.config.dataDir), '-', 'project', String(project.id), 'abc', '.upload-0011'), old),
       await plant(path.join(os.tmpdir(), 'ingot-index-sweeptest0001'), old),
+      await plant(path.join(t.ctx.repositories.root, STAGING_FOLDER, 'a1b2.git'), old, true),
     ]
     const recent = [
       await plant(path.join(gitDir, 'objects', 'tmp_objdir-incoming-Ef34Gh'), 60_000, true),
+      await plant(path.join(t.ctx.repositories.root, STAGING_FOLDER, 'c3d4.git'), 60_000, true),
       await plant(path.join(gitDir, 'packed-refs.lock.not-a-lock'), old),
       await plant(path.join(uploadsRoot(t.ctx.config.dataDir), '-', 'project', String(project.id), 'abc', '.upload-0022'), 60_000),
     ]
