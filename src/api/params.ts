@@ -90,6 +90,12 @@ export function wrapSingleValues(params: unknown, schema: unknown): void {
   }
 }
 
+/**
+ * A list's `search` words. At most 4,096 characters, the original's later SEARCH_CHAR_LIMIT: SQLite
+ * refuses LIKE patterns past 50,000 bytes, and no name or title is that long.
+ */
+export const SearchParam = (options: { description?: string } = {}) => Type.String({ maxLength: 4096, ...options })
+
 /** A boolean parameter: true/false, or the words clients put in query strings and forms. */
 export const BooleanParam = (options: { default?: boolean; description?: string } = {}) =>
   Type.Unsafe<boolean>({ 'x-boolean': true, ...options })

@@ -120,6 +120,17 @@ describe('malformed input', () => {
     assert.deepEqual([json.statusCode, json.json()], [400, { error: 'user_id is invalid' }])
   })
 
+  it('answers 400 "search is invalid" for a search longer than 4,096 characters, on every list that searches', async () => {
+    // SQLite refused the LIKE pattern of a 70,000-character search with a 500.
+    const lists = ['/users', '/groups', '/projects', '/merge_requests', '/namespaces', '/issues',
+      `/projects/${projectId}/repository/branches`, `/projects/${projectId}/milestones`]
+    for (const list of lists) {
+      const long = await t.api('GET', list, { query: { search: 'a'.repeat(70_000) } })
+      assert.deepEqual([long.status, long.body], [400, { error: 'search is invalid' }], list)
+      assert.equal((await t.api('GET', list, { query: { search: 'a'.repeat(4096) } })).status, 200, list)
+    }
+  })
+
   it('answers 400 "<param> is invalid" for datetimes that are no instant of the years 0000–9999', async () => {
     const issues = `/projects/${projectId}/issues`
     // 1e308, the year 300000 (beyond what a Date holds), a fraction of a millisecond, and as text.

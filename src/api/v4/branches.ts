@@ -19,11 +19,11 @@ import { isCreatableRefName } from '../../services/push/move-refs.js'
 import { apiError, notFound } from '../../common/errors.js'
 import { authorize, loadProject, loadProjectFor, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
-import { BooleanParam, IdParams, Pagination } from '../params.js'
+import { BooleanParam, IdParams, Pagination, SearchParam } from '../params.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 
 const BranchParams = Type.Composite([IdParams, Type.Object({ branch: Type.String() })])
-const ListQuery = Type.Composite([Pagination, Type.Object({ search: Type.Optional(Type.String()) })])
+const ListQuery = Type.Composite([Pagination, Type.Object({ search: Type.Optional(SearchParam()) })])
 const CreateBody = Type.Object({
   branch: Type.String({ description: 'The name of the new branch' }),
   ref: Type.String({ description: 'The branch name or commit SHA to create it from' }),

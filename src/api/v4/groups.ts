@@ -19,7 +19,7 @@ import { transferProjectToGroup } from '../../services/groups/transfer-project.j
 import { authorize, loadGroup, loadProject, requireActor, requireAdmin } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { paginate } from '../../common/pages.js'
-import { BooleanParam, CustomAttributesFilter, IdParams, OneOf, Pagination, SortParam } from '../params.js'
+import { BooleanParam, CustomAttributesFilter, IdParams, OneOf, Pagination, SearchParam, SortParam } from '../params.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 import { presentCtx } from '../present.js'
 
@@ -27,7 +27,7 @@ const GroupListQuery = Type.Object({
   ...Pagination.properties,
   skip_groups: Type.Optional(Type.Array(Type.Integer())),
   all_available: Type.Optional(BooleanParam()),
-  search: Type.Optional(Type.String()),
+  search: Type.Optional(SearchParam()),
   order_by: OneOf<GroupOrder>(['name', 'path', 'id'], { default: 'name' }),
   sort: SortParam('asc'),
   statistics: BooleanParam({ default: false }),

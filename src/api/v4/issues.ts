@@ -28,7 +28,7 @@ import { invalidParam, missingOneOf, notModified } from '../../common/errors.js'
 import { jsonArrayOf, sendCachedList } from '../list-cache.js'
 import { authorize, loadGroup, loadGroupMilestone, loadIssue, loadProject, loadProjectMilestone, requireActor } from '../load.js'
 import { paginationHeaders } from '../pagination.js'
-import { BooleanParam, DateTimeParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
+import { BooleanParam, DateTimeParam, IdParams, OneOf, Pagination, SearchParam, SortParam } from '../params.js'
 import { type PaginationQuery } from '../../common/pages.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 import { presentCtx } from '../present.js'
@@ -51,7 +51,7 @@ const ListQuery = Type.Object({
   iids: Type.Optional(Type.Array(Type.Integer())),
   order_by: OneOf<IssueOrder['orderBy']>(ISSUE_ORDERS, { default: 'created_at' }),
   sort: SortParam('desc'),
-  search: Type.Optional(Type.String()),
+  search: Type.Optional(SearchParam()),
   created_after: Type.Optional(DateTimeParam()),
   created_before: Type.Optional(DateTimeParam()),
   updated_after: Type.Optional(DateTimeParam()),

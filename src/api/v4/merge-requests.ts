@@ -32,7 +32,7 @@ import {
 } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import type { PaginationQuery } from '../../common/pages.js'
-import { BooleanParam, DateTimeParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
+import { BooleanParam, DateTimeParam, IdParams, OneOf, Pagination, SearchParam, SortParam } from '../params.js'
 import { presentCtx } from '../present.js'
 import { MAX_INTEGER } from '../../db/values.js'
 
@@ -65,7 +65,7 @@ const ListQuery = Type.Object({
   my_reaction_emoji: Type.Optional(Type.String({ minLength: 1 })),
   source_branch: Type.Optional(Type.String()),
   target_branch: Type.Optional(Type.String()),
-  search: Type.Optional(Type.String()),
+  search: Type.Optional(SearchParam()),
   wip: Type.Optional(OneOf(['yes', 'no'] as const)),
 })
 type ListQueryType = Static<typeof ListQuery>

@@ -15,7 +15,7 @@ import { createMilestone, deleteMilestone, updateMilestone, type MilestoneChange
 import { missingOneOf } from '../../common/errors.js'
 import { authorizeGroupLevel, loadGroup, loadGroupMilestone, loadProjectFor, loadProjectMilestone, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
-import { DateParam, IdParams, OneOf, Pagination } from '../params.js'
+import { DateParam, IdParams, OneOf, Pagination, SearchParam } from '../params.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
 import { presentCtx } from '../present.js'
 
@@ -24,7 +24,7 @@ const ListQuery = Type.Composite([Pagination, Type.Object({
   iids: Type.Optional(Type.Array(Type.Integer())),
   state: OneOf(['active', 'closed', 'all'] as const, { default: 'all' }),
   title: Type.Optional(Type.String()),
-  search: Type.Optional(Type.String({ description: 'Words in the title or in the description' })),
+  search: Type.Optional(SearchParam({ description: 'Words in the title or in the description' })),
 })])
 /** A `YYYY-MM-DD` date; null or '' clears it. */
 const OptionalDate = Type.Optional(Type.Union([DateParam(), Type.Null(), Type.Literal('')]))

@@ -8,11 +8,11 @@ import { notFound } from '../../common/errors.js'
 import { requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { paginate } from '../../common/pages.js'
-import { IdParams, Pagination } from '../params.js'
+import { IdParams, Pagination, SearchParam } from '../params.js'
 
 const NamespaceListQuery = Type.Object({
   ...Pagination.properties,
-  search: Type.Optional(Type.String()),
+  search: Type.Optional(SearchParam()),
 })
 
 const namespaces: FastifyPluginAsyncTypebox = async (app) => {

@@ -34,7 +34,7 @@ import { checkUnmodifiedSince } from '../preconditions.js'
 import { authorize, loadGroup, loadProject, loadUser, requireActor, requireAdmin, type LoadedProject } from '../load.js'
 import { paginationHeaders } from '../pagination.js'
 import { paginate, type Page } from '../../common/pages.js'
-import { BooleanParam, CustomAttributesFilter, DateParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
+import { BooleanParam, CustomAttributesFilter, DateParam, IdParams, OneOf, Pagination, SearchParam, SortParam } from '../params.js'
 import { presentCtx } from '../present.js'
 import { JSON_TYPE } from '../json-type.js'
 
@@ -50,7 +50,7 @@ const CommonListQuery = {
   ...Pagination.properties,
   ...SortAndOrder,
   visibility: Type.Optional(OneOf(VISIBILITIES)),
-  search: Type.Optional(Type.String()),
+  search: Type.Optional(SearchParam()),
   simple: BooleanParam({ default: false }),
   owned: BooleanParam({ default: false }),
   starred: BooleanParam({ default: false }),

@@ -31,7 +31,7 @@ import { allOrNoneOf, forbidden, missingOneOf, notFound, unauthorized, validatio
 import { loadUser, requireActor, requireAdmin } from '../load.js'
 import { paginationHeaders, setPaginationHeaders } from '../pagination.js'
 import { paginate } from '../../common/pages.js'
-import { BooleanParam, CustomAttributesFilter, DateTimeParam, FileParam, OneOf, Pagination, SortParam } from '../params.js'
+import { BooleanParam, CustomAttributesFilter, DateTimeParam, FileParam, OneOf, Pagination, SearchParam, SortParam } from '../params.js'
 import { type UploadedFile } from '../../common/uploaded-file.js'
 import { presentCtx } from '../present.js'
 
@@ -43,7 +43,7 @@ const KeyParams = Type.Object({ key_id: Type.Integer() })
 
 const ListUsersQuery = Type.Object({
   ...Pagination.properties,
-  search: Type.Optional(Type.String()),
+  search: Type.Optional(SearchParam()),
   username: Type.Optional(Type.String()),
   active: Type.Optional(BooleanParam()),
   blocked: Type.Optional(BooleanParam()),
