@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import fs from 'node:fs/promises'
+import net from 'node:net'
 import path from 'node:path'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { projectUploadPath } from '../../src/services/uploads/attachments.js'
@@ -34,6 +35,9 @@ describe('project uploads', () => {
   let publicProject: ProjectRow
 
   const fullPathOf = (project: ProjectRow) => projectFullPath(t, project)
+  let address: Promise<string> | null = null
+  /** The app on a real socket, for what inject cannot show (a body still arriving). */
+  const listening = () => (address ??= t.app.listen({ host: '127.0.0.1', port: 0 }))
   const upload = async (project: ProjectRow, parts: Record<string, string | { name: string; data: Buffer }>, token: string | null = owner.token) => {
     const { payload, contentType } = await multipart(parts)
     const headers: Record<string, string> = { 'content-type': contentType }
@@ -141,6 +145,31 @@ describe('project uploads', () => {
     assert.deepEqual([missing.statusCode, missing.json()], [404, { message: '404 Project Not Found' }])
   })
 
+  it('refuses an outsider before reading the body: the 404 comes while the file is still on its way', async () => {
+    const { hostname, port } = new URL(await listening())
+    for (const [url, token] of [
+      [`/api/v4/projects/${privateProject.id}/uploads`, outsider.token],
+      [`/api/v4/projects/${privateProject.id}/wikis/attachments`, outsider.token],
+    ] as const) {
+      const socket = net.connect(Number(port), hostname)
+      const answer = new Promise<string>((resolve, reject) => {
+        let text = ''
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString('latin1')
+          if (text.includes('\r\n\r\n')) resolve(text)
+        })
+        socket.on('error', reject)
+      })
+      // Headers for 5 MB, then 1 KB of it: an answer now was decided without the rest.
+      socket.write(`POST ${url} HTTP/1.1\r\nHost: ingot.test\r\nPrivate-Token: ${token}\r\n` +
+        `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: ${5 * MB}\r\n\r\n`)
+      socket.write(Buffer.alloc(1024, 'a'))
+      const head = await Promise.race([answer, new Promise<string>((resolve) => setTimeout(() => resolve('no answer'), 5000))])
+      socket.destroy()
+      assert.match(head, /^HTTP\/1\.1 404 /, url)
+    }
+  })
+
   it('refuses a missing file or a field that is not a file with 400', async () => {
     const none = await upload(privateProject, { other: 'x' })
     assert.deepEqual([none.statusCode, none.json()], [400, { error: 'file is missing' }])
@@ -168,7 +197,7 @@ describe('project uploads', () => {
       assert.deepEqual([far.statusCode, far.json()], [413, { message: '413 Request Entity Too Large' }])
       // A body of no stated length (chunked) is cut off once it passes the limit.
       const { payload, contentType } = await multipart({ file: { name: 'far.bin', data: Buffer.alloc(5 * MB) } })
-      const address = await t.app.listen({ host: '127.0.0.1', port: 0 })
+      const address = await listening()
       const chunks = Array.from({ length: 80 }, (_, i) => payload.subarray(i * 64 * 1024, (i + 1) * 64 * 1024))
       const chunked = await fetch(`${address}/api/v4/projects/${privateProject.id}/uploads`, {
         method: 'POST',

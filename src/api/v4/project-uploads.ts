@@ -36,7 +36,10 @@ const projectUploads: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/projects/:id/uploads', {
     // The limit is the max_attachment_size setting, which can change at any time: preParsing applies it.
     bodyLimit: Number.MAX_SAFE_INTEGER,
+    // Who may upload, and how much, is decided before a byte of the body is read: a caller who
+    // cannot see the project, or a file too large, costs no more than its headers.
     preParsing: async (req, _reply, body) => {
+      await loadProject(req, (req.params as { id: string }).id)
       const limit = await maxAttachmentBytes(req.ingot.db) + FORM_ALLOWANCE_BYTES
       if (Number(req.headers['content-length']) > limit) throw fileTooLarge()
       return limitedTo(body, limit)

@@ -81,6 +81,11 @@ const wikis: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/projects/:id/wikis/attachments', {
+    // Who may attach is decided before the body is read: an outsider's file is never taken in.
+    preParsing: async (req, _reply, body) => {
+      await loadProjectFor(req, (req.params as { id: string }).id, 'create_wiki')
+      return body
+    },
     schema: { params: IdParams, body: AttachmentBody, response: { 201: WikiAttachment } },
   }, async (req, reply) => {
     const loaded = await loadProjectFor(req, req.params.id, 'create_wiki')
