@@ -3,31 +3,22 @@
 // commit and a merge (measured against its first parent), and paths that look like commit ids.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { RepositoryStorage } from '../../src/git/storage.js'
 import type { GitRepository } from '../../src/git/repository.js'
 import { writeCommit, type TreeChange } from '../../src/git/write.js'
 import { changedFilesOfCommits } from '../../src/git/diff.js'
 import { gitProcessCounts } from '../../src/git/processes.js'
+import { scratchRepository, type ScratchRepository } from '../helpers/scratch-repository.js'
 
 const who = { name: 'Ada', email: 'ada@example.com' }
 
 describe('changed files of commits', () => {
-  let dataDir: string
-  let storage: RepositoryStorage
+  let scratch: ScratchRepository
   let repo: GitRepository
   before(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-changed-'))
-    storage = new RepositoryStorage(dataDir)
-    await storage.create(1)
-    repo = storage.open(1)
+    scratch = await scratchRepository('ingot-changed-')
+    repo = scratch.repo
   })
-  after(async () => {
-    storage.close()
-    await fs.rm(dataDir, { recursive: true, force: true })
-  })
+  after(() => scratch.close())
 
   it('lists added, modified and removed paths per commit, from one diff-tree', async () => {
     const commit = (parent: string | null, changes: TreeChange[]) => writeCommit(repo, { parent, message: 'm', author: who, committer: who, changes })

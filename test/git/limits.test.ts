@@ -8,11 +8,11 @@ import os from 'node:os'
 import path from 'node:path'
 import { GitOutputTooLargeError, runGit, runGitBuffer, runGitLimited, spawnGit } from '../../src/git/command.js'
 import { CatFilePool, ObjectTooLargeError } from '../../src/git/cat-file.js'
-import { RepositoryStorage } from '../../src/git/storage.js'
 import type { GitRepository } from '../../src/git/repository.js'
 import { writeCommit } from '../../src/git/write.js'
 import { diffCommits, diffOverflows } from '../../src/git/diff.js'
 import { COMPARE_COMMITS_LIMIT, compareCommits } from '../../src/git/compare.js'
+import { scratchRepository, type ScratchRepository } from '../helpers/scratch-repository.js'
 
 describe('git output limits', () => {
   let dir: string
@@ -79,21 +79,15 @@ describe('git output limits', () => {
 })
 
 describe('diff and compare limits', () => {
-  let dataDir: string
-  let storage: RepositoryStorage
+  let scratch: ScratchRepository
   let repo: GitRepository
   const who = { name: 'Ada', email: 'ada@example.com' }
   const lines = (count: number, width: number) => Array.from({ length: count }, (_, i) => `${String(i).padStart(width, 'x')}\n`).join('')
   before(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-diff-limits-'))
-    storage = new RepositoryStorage(dataDir)
-    await storage.create(1)
-    repo = storage.open(1)
+    scratch = await scratchRepository('ingot-diff-limits-')
+    repo = scratch.repo
   })
-  after(async () => {
-    storage.close()
-    await fs.rm(dataDir, { recursive: true, force: true })
-  })
+  after(() => scratch.close())
 
   it('answers a file diff of 100 KB as too large and one of 10 KB as collapsed unless expanded', async () => {
     const commit = await writeCommit(repo, {

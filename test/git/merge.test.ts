@@ -3,19 +3,18 @@
 // commit fetched into another repository without moving a ref, and the refs a ref move brought in.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import { RepositoryStorage } from '../../src/git/storage.js'
 import type { GitRepository } from '../../src/git/repository.js'
 import { writeCommit } from '../../src/git/write.js'
 import { commitIdsBetween, commitTree, countCommitsBetween, fetchCommit, mergeTree, refsBroughtIn } from '../../src/git/merge.js'
+import { scratchRepository, type ScratchRepository } from '../helpers/scratch-repository.js'
 
 const who = { name: 'Ada', email: 'ada@example.com' }
 const merger = { name: 'Merger', email: 'merger@example.com' }
 
 describe('git merge plumbing', () => {
-  let dataDir: string
+  let scratch: ScratchRepository
   let storage: RepositoryStorage
   let repo: GitRepository
   /** base → ours (a.txt changed); base → theirs (b.txt added); base → clash (a.txt changed otherwise). */
@@ -26,10 +25,8 @@ describe('git merge plumbing', () => {
   })
 
   before(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-merge-'))
-    storage = new RepositoryStorage(dataDir)
-    await storage.create(1)
-    repo = storage.open(1)
+    scratch = await scratchRepository('ingot-merge-')
+    ;({ storage, repo } = scratch)
     c.base = await commit(null, { 'a.txt': 'a\n' })
     c.ours = await commit(c.base, { 'a.txt': 'ours\n' })
     c.theirs = await commit(c.base, { 'b.txt': 'b\n' })
@@ -37,10 +34,7 @@ describe('git merge plumbing', () => {
     c.clash = await commit(c.base, { 'a.txt': 'clash\n' })
     c.orphan = await commit(null, { 'z.txt': 'z\n' })
   })
-  after(async () => {
-    storage.close()
-    await fs.rm(dataDir, { recursive: true, force: true })
-  })
+  after(() => scratch.close())
 
   it('merges trees, and answers null for conflicts and unrelated histories', async () => {
     const tree = await mergeTree(repo, c.ours, c.theirs)
@@ -86,7 +80,7 @@ describe('git merge plumbing', () => {
     assert.equal((await repo.readCommit(forkOnly))?.message, 'in the fork')
     assert.deepEqual(await repo.refNames(), refsBefore)
     // Already there: no fetch at all (a missing source would fail otherwise).
-    await fetchCommit(repo, path.join(dataDir, 'nowhere.git'), forkOnly)
+    await fetchCommit(repo, path.join(storage.root, 'nowhere.git'), forkOnly)
     await assert.rejects(fetchCommit(repo, storage.repositoryPath(2), 'not-an-id'))
   })
 

@@ -3,39 +3,30 @@
 // lines, merges, rewrites, several excluded refs) gives what rev-list gives.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { RepositoryStorage } from '../../src/git/storage.js'
 import type { GitRepository } from '../../src/git/repository.js'
 import { writeCommit } from '../../src/git/write.js'
 import { countPushedCommits, pushedCommitIds } from '../../src/git/pushed-commits.js'
 import { gitProcessCounts } from '../../src/git/processes.js'
+import { scratchRepository, type ScratchRepository } from '../helpers/scratch-repository.js'
 
 const who = { name: 'Ada', email: 'ada@example.com' }
 
 describe('commits of a push', () => {
-  let dataDir: string
-  let storage: RepositoryStorage
+  let scratch: ScratchRepository
   let repo: GitRepository
   /** line[0] is the root; each next commit has the one before as its only parent. */
   const line: string[] = []
 
   before(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-pushed-'))
-    storage = new RepositoryStorage(dataDir)
-    await storage.create(1)
-    repo = storage.open(1)
+    scratch = await scratchRepository('ingot-pushed-')
+    repo = scratch.repo
     let parent: string | null = null
     for (let i = 0; i < 130; i++) {
       parent = await writeCommit(repo, { parent, message: `commit ${i}`, author: who, committer: who, changes: [{ path: 'n.txt', content: Buffer.from(`${i}\n`) }] })
       line.push(parent)
     }
   })
-  after(async () => {
-    storage.close()
-    await fs.rm(dataDir, { recursive: true, force: true })
-  })
+  after(() => scratch.close())
 
   /** What rev-list says: the newest `limit` ids oldest first, and the count. */
   async function revList(newId: string, excluded: readonly string[], limit: number) {

@@ -2,30 +2,21 @@
 // through the long-lived cat-file readers, trees, diffs, refs moved only by compare-and-swap.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { RepositoryStorage } from '../../src/git/storage.js'
 import { NULL_OID, signatureTime, type GitRepository } from '../../src/git/repository.js'
 import { writeCommit } from '../../src/git/write.js'
 import { diffCommits } from '../../src/git/diff.js'
+import { scratchRepository, type ScratchRepository } from '../helpers/scratch-repository.js'
 
 const who = { name: 'Ada', email: 'ada@example.com' }
 
 describe('git repository layer', () => {
-  let dataDir: string
-  let storage: RepositoryStorage
+  let scratch: ScratchRepository
   let repo: GitRepository
   before(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-git-'))
-    storage = new RepositoryStorage(dataDir)
-    await storage.create(1)
-    repo = storage.open(1)
+    scratch = await scratchRepository('ingot-git-')
+    repo = scratch.repo
   })
-  after(async () => {
-    storage.close()
-    await fs.rm(dataDir, { recursive: true, force: true })
-  })
+  after(() => scratch.close())
 
   it('writes commits, reads them back and moves branches by compare-and-swap', async () => {
     assert.equal(await repo.isEmpty(), true)
