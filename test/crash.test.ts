@@ -8,7 +8,6 @@ import assert from 'node:assert/strict'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -20,6 +19,7 @@ import { until } from './helpers/jobs.js'
 import { projectFullPath } from './helpers/projects.js'
 import { recoverStuckMerges, STUCK_AFTER_MS } from '../src/services/merge-requests/recover-stuck-merges.js'
 import type { ProjectRow } from '../src/db/schema.js'
+import { freePort } from './helpers/ports.js'
 
 interface RunningServer {
   child: ChildProcess
@@ -35,14 +35,6 @@ describe('a server killed in the middle of a write', () => {
   let work: string
   let project: ProjectRow
   let server: RunningServer | null = null
-
-  const freePort = async () => {
-    const listener = net.createServer()
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
-    const { port } = listener.address() as net.AddressInfo
-    await new Promise((resolve) => listener.close(resolve))
-    return port
-  }
 
   async function startServer(): Promise<RunningServer> {
     const port = await freePort()

@@ -6,7 +6,6 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -20,6 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { REFRESH_STATISTICS } from '../src/services/projects/jobs.js'
 import { buildTestApp, createTestDatabase, ROOT_PASSWORD, testDatabaseServer, type TestApp } from './helpers/app.js'
 import { until } from './helpers/jobs.js'
+import { freePort } from './helpers/ports.js'
 
 const run = promisify(execFile)
 
@@ -189,15 +189,6 @@ describe('the ingot command', () => {
     let t: TestApp
     before(async () => { t = await buildTestApp() })
     after(async () => { await t.close() })
-
-    /** A port nothing listens on now. */
-    const freePort = async () => {
-      const server = net.createServer()
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-      const { port } = server.address() as net.AddressInfo
-      await new Promise((resolve) => server.close(resolve))
-      return port
-    }
 
     /** `ingot <args>` on the test app's database and data directory (web: on `port`); `ready` resolves once its output matches. */
     const start = (args: string[], ready: RegExp, port = 0) => {

@@ -1,10 +1,10 @@
 // The real server on a real socket for the client-compatibility suite: Ingot listening on
 // 127.0.0.1 with INGOT_EXTERNAL_URL pointing at itself, @gitbeaker/rest clients for any token, and
 // a check that a call failed with the status the original answers.
-import net from 'node:net'
 import assert from 'node:assert/strict'
 import { Gitlab, GitbeakerRequestError } from '@gitbeaker/rest'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { freePort } from '../helpers/ports.js'
 
 export type Client = InstanceType<typeof Gitlab<false>>
 
@@ -21,17 +21,6 @@ export interface CompatServer {
   /** A client for any token (root's when omitted, anonymous when null). */
   client(token?: string | null, options?: ClientOptions): Client
   close(): Promise<void>
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
 }
 
 export async function startCompatServer(): Promise<CompatServer> {

@@ -5,7 +5,6 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
-import net from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
@@ -19,6 +18,7 @@ import { ALL_JOB_KINDS } from '../../src/jobs/kinds.js'
 import type { JobQueue } from '../../src/jobs/queue.js'
 import { Metrics } from '../../src/metrics/metrics.js'
 import { REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
+import { freePort } from '../helpers/ports.js'
 
 const run = promisify(execFile)
 
@@ -128,15 +128,6 @@ describe('INGOT_WORKER_METRICS_PORT', () => {
     let t: TestApp
     before(async () => { t = await buildTestApp() })
     after(() => t.close())
-
-    /** A port nothing listens on now. */
-    const freePort = async () => {
-      const server = net.createServer()
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-      const { port } = server.address() as net.AddressInfo
-      await new Promise((resolve) => server.close(resolve))
-      return port
-    }
 
     it('serves the counters of the jobs it ran on its own listener, to the allowed addresses only', async () => {
       const port = await freePort()
