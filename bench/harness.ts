@@ -26,6 +26,19 @@ export async function adminQuery(text: string): Promise<void> {
   }
 }
 
+/**
+ * The database one dialect's measurements run on: '' for SQLite (in the server's data directory),
+ * else a new PostgreSQL database named after `label`; drop() removes it.
+ */
+export async function benchDatabase(dialect: 'sqlite' | 'postgres', label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') return { url: '', drop: async () => {} }
+  const name = `ingot_bench_${label}${Date.now()}`
+  await adminQuery(`create database ${name}`)
+  const url = new URL(PG_SERVER)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => adminQuery(`drop database if exists ${name} with (force)`) }
+}
+
 export const log = (line: string) => process.stderr.write(`${line}\n`)
 
 export function median(values: readonly number[]): number {

@@ -11,7 +11,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { adminQuery, log, PG_SERVER, ROOT_TOKEN, startBuiltServer, stop, type Row } from './harness.js'
+import { benchDatabase, log, ROOT_TOKEN, startBuiltServer, stop, type Row } from './harness.js'
 
 const PUSHES = Number(process.env.BENCH_HOOK_PUSHES ?? 50)
 const WARM_UP = 5
@@ -77,14 +77,8 @@ export async function measureHooks(dialects: readonly ('sqlite' | 'postgres')[])
 
 async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `ingot-bench-hooks-${dialect}-`))
-  const dbName = `ingot_bench_hooks_${Date.now()}`
-  let databaseUrl = ''
-  if (dialect === 'postgres') {
-    await adminQuery(`create database ${dbName}`)
-    const url = new URL(PG_SERVER)
-    url.pathname = `/${dbName}`
-    databaseUrl = url.toString()
-  }
+  const database = await benchDatabase(dialect, 'hooks_')
+  const databaseUrl = database.url
   const port = 18_530 + (dialect === 'sqlite' ? 0 : 1)
   const base = `http://127.0.0.1:${port}`
   const receiver = await startReceiver()
@@ -143,6 +137,6 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
     if (server !== null) await stop(server)
     await receiver.close()
     fs.rmSync(work, { recursive: true, force: true })
-    if (dialect === 'postgres') await adminQuery(`drop database if exists ${dbName} with (force)`)
+    await database.drop()
   }
 }

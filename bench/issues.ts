@@ -15,7 +15,7 @@ import { openDatabase, migrateToLatest } from '../src/db/index.js'
 import { SecretBox } from '../src/common/secret-box.js'
 import { seedUsersAndProjects } from './seed.js'
 import { seedIssues } from './issues-seed.js'
-import { adminQuery, load, log, median, PG_SERVER, ROOT_TOKEN, startBenchServer, stop, type Row } from './harness.js'
+import { benchDatabase, load, log, median, ROOT_TOKEN, startBenchServer, stop, type Row } from './harness.js'
 
 const BIG = Number(process.env.BENCH_ISSUES ?? 1_000_000)
 const SMALL = 1_000
@@ -65,14 +65,8 @@ export async function measureIssues(dialects: readonly ('sqlite' | 'postgres')[]
 async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   const rows: Row[] = []
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `ingot-bench-issues-${dialect}-`))
-  const dbName = `ingot_bench_issues_${Date.now()}`
-  let databaseUrl = ''
-  if (dialect === 'postgres') {
-    await adminQuery(`create database ${dbName}`)
-    const url = new URL(PG_SERVER)
-    url.pathname = `/${dbName}`
-    databaseUrl = url.toString()
-  }
+  const database = await benchDatabase(dialect, 'issues_')
+  const databaseUrl = database.url
   const port = 18_520 + (dialect === 'sqlite' ? 0 : 1)
   const base = `http://127.0.0.1:${port}`
   const env = {
@@ -139,7 +133,7 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
     }
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true })
-    if (dialect === 'postgres') await adminQuery(`drop database if exists ${dbName} with (force)`)
+    await database.drop()
   }
   return rows
 }

@@ -20,7 +20,7 @@ import { openDatabase, migrateToLatest } from '../src/db/index.js'
 import { SecretBox } from '../src/common/secret-box.js'
 import { seedUsersAndProjects } from './seed.js'
 import type { BenchTarget } from './server.js'
-import { adminQuery, load, log, PG_SERVER, renderTable, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, startBuiltServer, stop, type Row } from './harness.js'
+import { benchDatabase, load, log, PG_SERVER, renderTable, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, startBuiltServer, stop, type Row } from './harness.js'
 import { measureGit } from './git.js'
 import { measureIssues } from './issues.js'
 import { measureHooks } from './hooks.js'
@@ -68,14 +68,8 @@ async function postgresReachable(): Promise<boolean> {
 async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
   const rows: Row[] = []
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `ingot-bench-${dialect}-`))
-  const dbName = `ingot_bench_${Date.now()}`
-  let databaseUrl = ''
-  if (dialect === 'postgres') {
-    await adminQuery(`create database ${dbName}`)
-    const url = new URL(PG_SERVER)
-    url.pathname = `/${dbName}`
-    databaseUrl = url.toString()
-  }
+  const database = await benchDatabase(dialect, '')
+  const databaseUrl = database.url
   const env = { INGOT_DATA_DIR: dataDir, INGOT_DATABASE_URL: databaseUrl, INGOT_ROOT_TOKEN: ROOT_TOKEN, INGOT_LOG_LEVEL: 'warn' }
   try {
     log(`[${dialect}] first boot, cold starts, idle RSS`)
@@ -132,7 +126,7 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
     }
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true })
-    if (dialect === 'postgres') await adminQuery(`drop database if exists ${dbName} with (force)`)
+    await database.drop()
   }
   return rows
 }
