@@ -43,11 +43,14 @@ function branchFilterValid(filter: string): boolean {
   return filter === '' || isValidRefPattern(filter)
 }
 
-/** Project hooks answer 422 with the original's fixed sentences. */
+/**
+ * A refused URL is the original's 422 with its fixed sentence; a bad branch filter a field error
+ * (400), as bad input is everywhere (the original answered it with a 404 naming the errors).
+ */
 async function checkProjectHookInput(ctx: AppContext, input: ProjectHookInput): Promise<void> {
   if (await checkOutboundUrl(ctx, input.url) !== null) throw apiError(422, 'Invalid url given')
   if (input.push_events_branch_filter !== undefined && !branchFilterValid(input.push_events_branch_filter)) {
-    throw apiError(422, 'Invalid branch filter given')
+    throw validationFailed({ push_events_branch_filter: ['is invalid'] })
   }
 }
 
