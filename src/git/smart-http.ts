@@ -115,18 +115,44 @@ export async function* outputOf(service: ServiceProcess, preamble: Buffer | null
 }
 
 /**
+ * upload-pack's protocol v2 advertisement: its capabilities, no refs, the same bytes for every
+ * repository under one git (its version and configuration; every repository here is SHA-1). Asked
+ * of git once per process, then answered from memory: a clone or fetch starts one git less.
+ */
+let uploadPackCapabilities: Buffer | null = null
+
+async function* remembered(advertisement: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of advertisement) {
+    chunks.push(chunk)
+    yield chunk
+  }
+  // Only a whole answer: outputOf throws for a git that failed or was cut short.
+  uploadPackCapabilities = Buffer.concat(chunks)
+}
+
+async function* answered(bytes: Buffer): AsyncGenerator<Buffer> {
+  yield bytes
+}
+
+/**
  * The answer to `GET …/info/refs?service=…`: the preamble, then git's advertisement, streamed;
- * `onExit` hears when git is gone.
+ * `onExit` hears when git is gone (at once when no git was needed).
  */
 export function advertiseRefs(service: GitService, options: ServiceOptions, onExit: () => void = () => {}): AsyncGenerator<Buffer> {
+  const v2 = isProtocolV2(options.protocol) && service === 'git-upload-pack'
+  if (v2 && uploadPackCapabilities !== null) {
+    onExit()
+    return answered(uploadPackCapabilities)
+  }
   const started = spawnGit([...serviceArgs(service, options), '--stateless-rpc', '--advertise-refs', options.gitDir], {
     env: serviceEnv(options), timeoutMs: options.timeoutMs, idleTimeoutMs: options.idleTimeoutMs,
   })
   started.child.stdin.end()
   started.child.once('exit', onExit)
   started.child.once('error', onExit)
-  const v2 = isProtocolV2(options.protocol) && service === 'git-upload-pack'
-  return outputOf(started, v2 ? null : Buffer.from(`${pktLine(`# service=${service}\n`)}0000`))
+  if (v2) return remembered(outputOf(started))
+  return outputOf(started, Buffer.from(`${pktLine(`# service=${service}\n`)}0000`))
 }
 
 /**

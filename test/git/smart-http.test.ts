@@ -19,6 +19,7 @@ import { createAccessToken } from '../../src/services/access-tokens/create-acces
 import { DEVELOPER, GUEST, MAINTAINER, REPORTER } from '../../src/policies/access-levels.js'
 import { projectFullPath } from '../helpers/projects.js'
 import { STATISTICS_REFRESH_DELAY_MS } from '../../src/services/projects/refresh-statistics.js'
+import { gitProcessCounts } from '../../src/git/processes.js'
 
 /** The password makeUser gives every user. */
 const PASSWORD = 'password1234'
@@ -200,6 +201,17 @@ describe('git smart HTTP', () => {
       assert.match(result.stderr, /clone< version 2/)
       assert.match(result.stderr, /clone> command=fetch/)
       assert.equal((await client.ok(['rev-parse', 'HEAD'], { cwd: dir })).trim(), commit)
+    })
+
+    it('answers the protocol v2 advertisement from memory once git gave it: a fetch starts one upload-pack', async () => {
+      const { project, commit } = await projectWithCommit('private')
+      const url = await urlOf(project, login(owner))
+      const lsRemote = () => client.ok(['-c', 'protocol.version=2', 'ls-remote', url, 'refs/heads/master'])
+      await lsRemote()
+      const started = gitProcessCounts().get('upload-pack')?.started ?? 0
+      assert.match(await lsRemote(), new RegExp(`^${commit}\\trefs/heads/master`))
+      // ls-refs alone: the advertisement before it started no git.
+      assert.equal(gitProcessCounts().get('upload-pack')?.started, started + 1)
     })
 
     it('reads gzip request bodies: a negotiation over many refs, and a crafted request', async () => {
