@@ -25,8 +25,8 @@ Commands:
             serve the REST API only; \`ingot worker\` processes work the jobs
   worker    work background jobs only (next to web processes that share the database)
   migrate   bring the database schema up to date, then exit
-  admin     create users and tokens, set passwords, see and retry background jobs,
-            on the configured database without a running server (ingot admin --help)
+  admin     create users and tokens, set passwords, see and retry background jobs, lift
+            sign-in bans, on the configured database without a running server (ingot admin --help)
 
 Configuration comes from the environment; see docs/configuration.md:
   INGOT_PORT (8080)  INGOT_HOST (127.0.0.1)  INGOT_DATA_DIR (./data)
@@ -39,6 +39,11 @@ Configuration comes from the environment; see docs/configuration.md:
   INGOT_JOB_CONCURRENCY (4 jobs at once per process)  INGOT_WEB_JOBS (true; false: as --no-jobs)
   INGOT_SHUTDOWN_TIMEOUT_MS (30000: how long running jobs may finish on SIGTERM/SIGINT)
   INGOT_WORKER_METRICS_PORT (0: none; a port on INGOT_HOST where \`ingot worker\` serves /-/metrics)
+  INGOT_SECRET_KEY, INGOT_PREVIOUS_SECRET_KEYS (unset: the key file in the data directory)
+  INGOT_REQUEST_TIMEOUT_MS, INGOT_HEADERS_TIMEOUT_MS, INGOT_CONNECTION_TIMEOUT_MS,
+  INGOT_KEEP_ALIVE_TIMEOUT_MS, INGOT_GIT_SERVICE_TIMEOUT_MS, INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS,
+  INGOT_GIT_SERVICES_MAX, INGOT_GIT_SERVICES_PER_CLIENT (limits; see docs/operations.md)
+  INGOT_SIGN_IN_BAN_ENABLED, _IP_WHITELIST, _MAXRETRY, _FINDTIME, _BANTIME (bans after failed sign-ins)
 `
 
 /** The options each process role takes. */
