@@ -161,9 +161,11 @@ http {
 }
 `
   fs.writeFileSync(path.join(dir, 'nginx.conf'), config)
+  // Each in a process group of its own: fcgiwrap's -c workers are its children and outlive it,
+  // so stopping the stack stops the whole group.
   const children: ChildProcess[] = [
-    spawn(PINNED[0]!, [...PINNED.slice(1), '/usr/sbin/fcgiwrap', '-c', '4', '-s', `unix:${socket}`], { stdio: 'ignore' }),
-    spawn(PINNED[0]!, [...PINNED.slice(1), '/usr/sbin/nginx', '-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' }),
+    spawn(PINNED[0]!, [...PINNED.slice(1), '/usr/sbin/fcgiwrap', '-c', '4', '-s', `unix:${socket}`], { stdio: 'ignore', detached: true }),
+    spawn(PINNED[0]!, [...PINNED.slice(1), '/usr/sbin/nginx', '-c', path.join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore', detached: true }),
   ]
   for (let i = 0; i < 100; i++) {
     const ready = await fetch(`http://127.0.0.1:${NGINX_PORT}/S.git/info/refs?service=git-upload-pack`).then((r) => r.ok, () => false)
@@ -172,7 +174,14 @@ http {
   }
   return {
     async stop() {
-      for (const child of children) await stop(child)
+      for (const child of children) {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM')
+        } catch {
+          // The group is gone already.
+        }
+        await stop(child)
+      }
       fs.rmSync(dir, { recursive: true, force: true })
     },
   }
