@@ -73,7 +73,10 @@ export function contextFor(ctx: AppContext, scope: ContextScope): AppContext {
  */
 export async function openContext(config: Config, log: FastifyBaseLogger): Promise<AppContext> {
   const secrets = openSecretBox(config)
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir,
+    onConnectionError: (err) => log.error({ err }, 'a database connection failed; the next query opens another'),
+  })
   let jobs: JobQueue
   try {
     const applied = await migrateToLatest(database.db, { secrets })

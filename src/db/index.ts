@@ -22,6 +22,11 @@ export interface DatabaseOptions {
   databaseUrl: string
   dataDir: string
   poolSize?: number
+  /**
+   * Told when an idle PostgreSQL connection fails (the server restarted, an administrator ended it):
+   * the pool drops it and opens another for the next query; unheard, the error would end the process.
+   */
+  onConnectionError?: (err: Error) => void
 }
 
 /** How busy a PostgreSQL connection pool is: connections open, idle among them, queries waiting for one. */
@@ -96,6 +101,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     },
   } as import('pg').CustomTypesConfig
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types })
+  pool.on('error', options.onConnectionError ?? (() => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const cached = withReadCaches(db, { ttlMs: POSTGRES_CACHE_TTL_MS, concurrentReads: true })
   pools.set(cached, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }))
