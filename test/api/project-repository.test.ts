@@ -212,7 +212,8 @@ describe('project repository facts', () => {
         assert.ok(res.status < 300, `${name}: ${res.text}`)
         const queued = await t.ctx.jobs.list({ kind: REFRESH_STATISTICS.name })
         assert.ok(queued.some((job) => (job.payload as { projectId: number }).projectId === id), `${name} schedules a refresh`)
-        await runJobs()
+        // Until none is left: a housekeeping job that repacked beside the refresh schedules another.
+        while (await runJobs() > 0) { /* the jobs the last ones enqueued */ }
         assert.deepEqual(await shown(id), await truth(id), name)
       }
       assert.equal((await shown(id)).commit_count, 9)
