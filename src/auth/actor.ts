@@ -1,8 +1,11 @@
 // The caller of a request once credentials (and sudo) are resolved.
 import type { AccessTokenRow, UserRow } from '../db/schema.js'
 
-export type Scope = 'api' | 'read_user' | 'read_repository' | 'sudo'
+export type Scope = 'api' | 'read_user' | 'read_repository' | 'sudo' | 'openid'
+/** The scopes of the API (the original's API_SCOPES): what personal access tokens may carry. */
 export const SCOPES: readonly Scope[] = ['api', 'read_user', 'read_repository', 'sudo']
+/** What an OAuth application may ask for: the API's scopes and OpenID Connect's. */
+export const OAUTH_SCOPES: readonly Scope[] = [...SCOPES, 'openid']
 
 export interface Actor {
   /** The user the request acts as: the token's owner, or the sudo target. */

@@ -76,6 +76,46 @@ export interface AccessTokensTable {
   revoked: Generated<Flag>
   last_used_at: number | null
   created_at: number
+  /** The OAuth application an `oauth` token was issued to; null for other kinds (and password grants without a client). */
+  application_id: number | null
+  /** SHA-256 hex of an `oauth` token's refresh token. */
+  refresh_token_digest: string | null
+}
+
+/** Applications registered with the OAuth provider: by an administrator (owner null) or by a user. */
+export interface OauthApplicationsTable {
+  id: Generated<number>
+  name: string
+  /** The public client id (`application_id` in the API, `client_id` in OAuth). */
+  uid: string
+  /** SHA-256 hex of the client secret, which is shown once, when made. */
+  secret_digest: string
+  /** One or more redirect URIs, one per line. */
+  redirect_uri: string
+  /** Space-separated scope names the application may ask for. */
+  scopes: string
+  owner_id: number | null
+  /** Set by an administrator: users are not asked for consent. */
+  trusted: Generated<Flag>
+  created_at: number
+  updated_at: number
+}
+
+/** Authorization codes of the OAuth code flow: single use, valid 10 minutes, bound to a redirect URI. */
+export interface OauthAccessGrantsTable {
+  id: Generated<number>
+  application_id: number
+  user_id: number
+  /** SHA-256 hex of the code. */
+  code_digest: string
+  redirect_uri: string
+  /** Space-separated scope names. */
+  scopes: string
+  /** The OpenID Connect nonce of the authorization request, given back in the id_token. */
+  nonce: string | null
+  expires_at: number
+  used_at: number | null
+  created_at: number
 }
 
 export interface SshKeysTable {
@@ -650,6 +690,8 @@ export interface Database {
   users: UsersTable
   identities: IdentitiesTable
   access_tokens: AccessTokensTable
+  oauth_applications: OauthApplicationsTable
+  oauth_access_grants: OauthAccessGrantsTable
   ssh_keys: SshKeysTable
   namespaces: NamespacesTable
   projects: ProjectsTable
@@ -691,6 +733,8 @@ export type UserRow = Selectable<UsersTable>
 export type NewUser = Insertable<UsersTable>
 export type UserUpdate = Updateable<UsersTable>
 export type AccessTokenRow = Selectable<AccessTokensTable>
+export type OauthApplicationRow = Selectable<OauthApplicationsTable>
+export type OauthAccessGrantRow = Selectable<OauthAccessGrantsTable>
 export type SshKeyRow = Selectable<SshKeysTable>
 export type IdentityRow = Selectable<IdentitiesTable>
 export type NamespaceRow = Selectable<NamespacesTable>

@@ -18,6 +18,7 @@ import * as m0013 from './0013_issue_counts_of_deleted_projects.js'
 import * as m0014 from './0014_empty_repo.js'
 import { sealSecrets } from './0015_sealed_secrets.js'
 import * as m0016 from './0016_throttles.js'
+import * as m0017 from './0017_oauth.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -41,5 +42,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0014_empty_repo': m0014,
     '0015_sealed_secrets': sealSecrets(tools.secrets),
     '0016_throttles': m0016,
+    '0017_oauth': m0017,
   }
 }

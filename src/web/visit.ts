@@ -1,0 +1,99 @@
+// What every web page knows of its visitor, and the answers pages give: the application settings,
+// the signed-in session (if any), the CSRF seed and token of its forms, and the cookies to set.
+// Forms carry a CSRF token derived from the visitor's session secret, or, before signing in, from
+// a random cookie of their own; a POST without the right token is refused with 422 as Rails'
+// forgery protection answers.
+import { randomBytes } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ApiError } from '../common/errors.js'
+import {
+  CSRF_COOKIE, SESSION_COOKIE, csrfToken, csrfTokenMatches, expiredCookie, findActiveSession, isHttps, parseCookies,
+  serializeCookie, type ActiveSession,
+} from '../auth/sessions.js'
+import { getApplicationSettings, type ApplicationSettings } from '../services/settings.js'
+import { escapeHtml } from './html.js'
+
+/** Web routes are not part of the API: its token authentication leaves them alone. */
+export const WEB = { config: { auth: 'none' as const } }
+
+/** What every page knows of its visitor. */
+export interface Visit {
+  settings: ApplicationSettings
+  session: ActiveSession | null
+  /** Seeds the CSRF token of the forms shown and checks the one a POST sends. */
+  csrfSeed: string | null
+  secure: boolean
+  /** Set-Cookie values to send with the answer. */
+  cookies: string[]
+}
+
+export async function visitOf(req: FastifyRequest): Promise<Visit> {
+  const { db, config } = req.ingot
+  const settings = await getApplicationSettings(db)
+  const secure = isHttps(config.externalUrl)
+  const cookies = parseCookies(req.headers.cookie)
+  const visit: Visit = { settings, session: null, csrfSeed: cookies.get(CSRF_COOKIE) ?? null, secure, cookies: [] }
+  const secret = cookies.get(SESSION_COOKIE)
+  if (secret !== undefined) {
+    visit.session = await findActiveSession(db, secret, settings)
+    if (visit.session === null) visit.cookies.push(expiredCookie(SESSION_COOKIE, secure))
+    else {
+      visit.csrfSeed = secret
+      if (visit.session.renewed) visit.cookies.push(serializeCookie(SESSION_COOKIE, secret, { expiresAt: visit.session.session.expires_at, secure }))
+    }
+  }
+  return visit
+}
+
+/** The CSRF token of the forms on the page; a visitor without a seed yet is given one. */
+export function tokenOf(visit: Visit): string {
+  if (visit.csrfSeed === null) {
+    visit.csrfSeed = randomBytes(32).toString('base64url')
+    visit.cookies.push(serializeCookie(CSRF_COOKIE, visit.csrfSeed, { secure: visit.secure }))
+  }
+  return csrfToken(visit.csrfSeed)
+}
+
+export function csrfVerified(req: FastifyRequest, visit: Visit): boolean {
+  const sent = (req.body as Record<string, unknown> | undefined)?.authenticity_token
+  return visit.csrfSeed !== null && csrfTokenMatches(visit.csrfSeed, sent)
+}
+
+export function signedIn(visit: Visit, secret: string, expiresAt: number): void {
+  visit.csrfSeed = secret
+  visit.cookies.push(serializeCookie(SESSION_COOKIE, secret, { expiresAt, secure: visit.secure }))
+}
+
+/** The string fields of a form's `scope[…]` hash. */
+export function formOf(req: FastifyRequest, scope: string): Record<string, string> {
+  const hash = (req.body as Record<string, unknown> | undefined)?.[scope]
+  if (typeof hash !== 'object' || hash === null) return {}
+  return Object.fromEntries(Object.entries(hash).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+}
+
+/** An API error as the sentences a form shows: `{"email":["is invalid"]}` → "Email is invalid". */
+export function fullMessages(err: ApiError): string[] {
+  const message = err.body.message
+  if (typeof message === 'string') return [message]
+  if (typeof message !== 'object' || message === null) return [String(err.body.error ?? err.message)]
+  return Object.entries(message).flatMap(([field, errors]) => {
+    const name = field.charAt(0).toUpperCase() + field.slice(1).replace(/_/g, ' ')
+    return (Array.isArray(errors) ? errors : [errors]).map((e) => `${name} ${String(e)}`)
+  })
+}
+
+export function redirect(reply: FastifyReply, visit: Visit, location: string): FastifyReply {
+  return withCookies(reply, visit).code(302).header('location', location).type('text/html; charset=utf-8')
+    .send(`<html><body>You are being <a href="${escapeHtml(location)}">redirected</a>.</body></html>`)
+}
+
+export function sendPage(reply: FastifyReply, visit: Visit, status: number, markup: string): FastifyReply {
+  return withCookies(reply, visit).code(status)
+    .headers({ 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff' })
+    .type('text/html; charset=utf-8').send(markup)
+}
+
+function withCookies(reply: FastifyReply, visit: Visit): FastifyReply {
+  if (visit.cookies.length > 0) void reply.header('set-cookie', visit.cookies)
+  return reply
+}
