@@ -118,6 +118,19 @@ export interface OauthAccessGrantsTable {
   created_at: number
 }
 
+/** Tokens of the client credentials grant: they act for an application, so no user (the API refuses them). */
+export interface OauthClientTokensTable {
+  id: Generated<number>
+  application_id: number
+  /** SHA-256 hex of the token. */
+  token_digest: string
+  /** JSON array of scope names. */
+  scopes: string
+  expires_at: number | null
+  revoked: Generated<Flag>
+  created_at: number
+}
+
 export interface SshKeysTable {
   id: Generated<number>
   user_id: number
@@ -692,6 +705,7 @@ export interface Database {
   access_tokens: AccessTokensTable
   oauth_applications: OauthApplicationsTable
   oauth_access_grants: OauthAccessGrantsTable
+  oauth_client_tokens: OauthClientTokensTable
   ssh_keys: SshKeysTable
   namespaces: NamespacesTable
   projects: ProjectsTable
@@ -735,6 +749,7 @@ export type UserUpdate = Updateable<UsersTable>
 export type AccessTokenRow = Selectable<AccessTokensTable>
 export type OauthApplicationRow = Selectable<OauthApplicationsTable>
 export type OauthAccessGrantRow = Selectable<OauthAccessGrantsTable>
+export type OauthClientTokenRow = Selectable<OauthClientTokensTable>
 export type SshKeyRow = Selectable<SshKeysTable>
 export type IdentityRow = Selectable<IdentitiesTable>
 export type NamespaceRow = Selectable<NamespacesTable>

@@ -1,5 +1,6 @@
 // The OAuth 2.0 provider: registered applications, the authorization codes of the code flow, and
-// the OAuth side of access tokens (the application that holds a token and its refresh token).
+// the OAuth side of access tokens (the application that holds a token and its refresh token), and
+// the tokens of the client credentials grant, which act for an application, not for a user.
 // Application secrets, codes, access and refresh tokens are stored as SHA-256 digests only.
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely'
 import { withId } from './helpers.js'
@@ -33,6 +34,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute()
   await db.schema.createIndex('oauth_access_grants_expires_at').on('oauth_access_grants').column('expires_at').execute()
 
+  await withId(db, db.schema.createTable('oauth_client_tokens'))
+    .addColumn('application_id', 'integer', (c) => c.notNull().references('oauth_applications.id').onDelete('cascade'))
+    .addColumn('token_digest', 'text', (c) => c.notNull().unique())
+    .addColumn('scopes', 'text', notNull)
+    .addColumn('expires_at', 'bigint')
+    .addColumn('revoked', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created_at', 'bigint', notNull)
+    .execute()
+
   await db.schema.alterTable('access_tokens')
     .addColumn('application_id', 'integer', (c) => c.references('oauth_applications.id').onDelete('cascade'))
     .execute()
@@ -46,6 +56,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('access_tokens_refresh_token_digest').execute()
   await db.schema.alterTable('access_tokens').dropColumn('refresh_token_digest').execute()
   await db.schema.alterTable('access_tokens').dropColumn('application_id').execute()
+  await db.schema.dropTable('oauth_client_tokens').execute()
   await db.schema.dropTable('oauth_access_grants').execute()
   await db.schema.dropTable('oauth_applications').execute()
 }
