@@ -11,7 +11,7 @@ import {
   serializeCookie, type ActiveSession,
 } from '../auth/sessions.js'
 import { getApplicationSettings, type ApplicationSettings } from '../services/settings.js'
-import { escapeHtml } from './html.js'
+import { escapeHtml, html, type SafeHtml } from './html.js'
 
 /** Web routes are not part of the API: its token authentication leaves them alone. */
 export const WEB = { config: { auth: 'none' as const } }
@@ -96,4 +96,19 @@ export function sendPage(reply: FastifyReply, visit: Visit, status: number, mark
 function withCookies(reply: FastifyReply, visit: Visit): FastifyReply {
   if (visit.cookies.length > 0) void reply.header('set-cookie', visit.cookies)
   return reply
+}
+
+/**
+ * The method a form means: HTML forms only GET and POST, so a POST names PUT, PATCH or DELETE in a
+ * hidden `_method` field, as Rails' forms do; one route takes the POST and branches on this.
+ */
+export function formMethod(req: FastifyRequest): 'POST' | 'PUT' | 'PATCH' | 'DELETE' {
+  const named = (req.body as Record<string, unknown> | undefined)?._method
+  const method = typeof named === 'string' ? named.toUpperCase() : 'POST'
+  return method === 'PUT' || method === 'PATCH' || method === 'DELETE' ? method : 'POST'
+}
+
+/** The hidden field of a form that means PUT, PATCH or DELETE (see formMethod). */
+export function methodField(method: 'PUT' | 'PATCH' | 'DELETE'): SafeHtml {
+  return html`<input type="hidden" name="_method" value="${method.toLowerCase()}">`
 }
