@@ -25,9 +25,11 @@ export class Browser {
     return this.request('POST', path, new URLSearchParams(fields as Record<string, string>).toString(), headers)
   }
 
-  /** Sends a form as the page at `from` would: with the CSRF token of that page's first form. */
+  /** Sends a form as the signed-in page at `from` would: with the CSRF token it carries. */
   async submit(from: string, action: string, fields: Record<string, string> | readonly [string, string][]): Promise<PageResponse> {
-    const token = await this.csrfTokenFrom(from)
+    const page = await this.get(from)
+    assert.equal(page.status, 200, page.text)
+    const token = metaToken(page.text)
     const pairs = Array.isArray(fields) ? fields : Object.entries(fields)
     return this.post(action, [['authenticity_token', token], ...pairs])
   }
