@@ -52,8 +52,11 @@ export interface ApplicationFormInput {
 /** The one form of both areas: new (POST to the area) or edit (PUT to the application). */
 function applicationForm(input: ApplicationFormInput): SafeHtml {
   const { area, values, application } = input
+  const [action, id] = application === undefined
+    ? [area.path, 'new_doorkeeper_application']
+    : [`${area.path}/${application.id}`, 'edit_doorkeeper_application']
   return html`${errorExplanation(input.errors ?? [])}
-<form method="post" action="${application === undefined ? area.path : `${area.path}/${application.id}`}" id="${application === undefined ? 'new_doorkeeper_application' : 'edit_doorkeeper_application'}">
+<form method="post" action="${action}" id="${id}">
 ${csrfField(input.csrfToken)}${application === undefined ? '' : methodField('PUT')}
 <label for="doorkeeper_application_name">Name</label>
 <input type="text" name="doorkeeper_application[name]" id="doorkeeper_application_name" value="${values.name}" required>

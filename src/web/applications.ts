@@ -18,7 +18,7 @@ import {
 } from './application-pages.js'
 import {
   WEB, formListOf, formMethod, formOf, forSignedIn, idParam, redirect, refusalOf, sendNotFound, sendPage, tokenOf,
-  type SignedInVisit,
+  type SignedInHandler, type SignedInVisit,
 } from './visit.js'
 
 const PROFILE_AREA: ApplicationArea = { path: '/oauth/applications', listPath: '/profile/applications', admin: false }
@@ -49,7 +49,7 @@ function offeredScopes(visit: SignedInVisit): readonly string[] {
   return grantableScopes(visit.session.user, OAUTH_SCOPES)
 }
 
-/** What the application form sent; a scope it does not offer counts as unticked, as the Trusted box outside the admin's area. */
+/** What the application form sent: a scope it does not offer counts as unticked, as does Trusted outside the admin's area. */
 function sentValues(req: FastifyRequest, visit: SignedInVisit, area: ApplicationArea): ApplicationValues {
   const form = formOf(req, 'doorkeeper_application')
   const offered = offeredScopes(visit)
@@ -62,16 +62,20 @@ function sentValues(req: FastifyRequest, visit: SignedInVisit, area: Application
 }
 
 function serviceInput(values: ApplicationValues, area: ApplicationArea): ApplicationInput & { trusted?: boolean } {
-  return { name: values.name, redirectUri: values.redirectUri, scopes: values.scopes.join(' '), ...(area.admin ? { trusted: values.trusted } : {}) }
+  const input = { name: values.name, redirectUri: values.redirectUri, scopes: values.scopes.join(' ') }
+  return area.admin ? { ...input, trusted: values.trusted } : input
 }
 
 const applications: FastifyPluginAsync = async (app) => {
-  const profileApplications = async (reply: FastifyReply, visit: SignedInVisit, form: { values?: ApplicationValues; errors?: string[] } = {}) => {
+  const profileApplications = async (
+    reply: FastifyReply, visit: SignedInVisit, form: { values?: ApplicationValues; errors?: string[] } = {},
+  ) => {
     const { db } = app.ingot
     const { user } = visit.session
-    const own = PROFILE_RULES.open(visit)
-      ? { applications: await listApplications(db, { ownerId: user.id }), form: { scopes: offeredScopes(visit), values: form.values ?? BLANK_APPLICATION, errors: form.errors } }
-      : null
+    const own = PROFILE_RULES.open(visit) ? {
+      applications: await listApplications(db, { ownerId: user.id }),
+      form: { scopes: offeredScopes(visit), values: form.values ?? BLANK_APPLICATION, errors: form.errors },
+    } : null
     return sendPage(reply, visit, 200, profileApplicationsPage({
       user, csrfToken: tokenOf(visit), area: PROFILE_AREA, own, authorized: await authorizedApplications(db, user.id),
     }))
@@ -89,9 +93,8 @@ const applications: FastifyPluginAsync = async (app) => {
 
   app.get(ADMIN_AREA.listPath, WEB, forSignedIn(async (_req, reply, visit) => {
     if (!ADMIN_RULES.open(visit)) return sendNotFound(reply, visit)
-    return sendPage(reply, visit, 200, adminApplicationsPage({
-      user: visit.session.user, csrfToken: tokenOf(visit), area: ADMIN_AREA, applications: await listApplications(app.ingot.db, { ownerId: null }),
-    }))
+    const applications = await listApplications(app.ingot.db, { ownerId: null })
+    return sendPage(reply, visit, 200, adminApplicationsPage({ user: visit.session.user, csrfToken: tokenOf(visit), area: ADMIN_AREA, applications }))
   }))
 
   registerApplicationPages(app, PROFILE_RULES, (reply, visit, values, errors) => profileApplications(reply, visit, { values, errors }))
@@ -109,10 +112,11 @@ type RefusedCreation = (reply: FastifyReply, visit: SignedInVisit, values: Appli
 function registerApplicationPages(app: FastifyInstance, rules: AreaRules, refusedCreation?: RefusedCreation): void {
   const { area } = rules
   /** The area's page, for a visitor allowed in: everyone else is answered 404. */
-  const inArea = (handler: Parameters<typeof forSignedIn>[0]) => forSignedIn(async (req, reply, visit) =>
+  const inArea = (handler: SignedInHandler) => forSignedIn(async (req, reply, visit) =>
     rules.open(visit) ? handler(req, reply, visit) : sendNotFound(reply, visit))
   /** The area's application the path names, for a visitor allowed in: anything else is answered 404. */
-  const withApplication = (handler: (req: FastifyRequest, reply: FastifyReply, visit: SignedInVisit, application: OauthApplicationRow) => Promise<FastifyReply>) =>
+  type ApplicationHandler = (req: FastifyRequest, reply: FastifyReply, visit: SignedInVisit, application: OauthApplicationRow) => Promise<FastifyReply>
+  const withApplication = (handler: ApplicationHandler) =>
     inArea(async (req, reply, visit) => {
       const id = idParam(req)
       const application = id === null ? null : await findApplicationById(app.ingot.db, id)
@@ -121,8 +125,9 @@ function registerApplicationPages(app: FastifyInstance, rules: AreaRules, refuse
     })
   const show = (reply: FastifyReply, visit: SignedInVisit, application: OauthApplicationRow, extra: { secret?: string; notice?: string } = {}) =>
     sendPage(reply, visit, 200, applicationPage({ user: visit.session.user, csrfToken: tokenOf(visit), area, application, ...extra }))
-  const formPage = (reply: FastifyReply, visit: SignedInVisit, values: ApplicationValues, application?: OauthApplicationRow, errors?: string[]) =>
-    sendPage(reply, visit, 200, applicationFormPage({
+  const formPage = (
+    reply: FastifyReply, visit: SignedInVisit, values: ApplicationValues, application?: OauthApplicationRow, errors?: string[],
+  ) => sendPage(reply, visit, 200, applicationFormPage({
       user: visit.session.user, csrfToken: tokenOf(visit), area, scopes: offeredScopes(visit), values, errors, application,
     }))
 
@@ -135,7 +140,9 @@ function registerApplicationPages(app: FastifyInstance, rules: AreaRules, refuse
       return await show(reply, visit, application, { secret, notice: 'The application was created.' })
     } catch (err) {
       const errors = refusalOf(err)
-      return refusedCreation === undefined ? formPage(reply, visit, values, undefined, errors) : refusedCreation(reply, visit, values, errors)
+      return refusedCreation === undefined
+        ? formPage(reply, visit, values, undefined, errors)
+        : refusedCreation(reply, visit, values, errors)
     }
   }))
 

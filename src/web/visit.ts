@@ -80,9 +80,9 @@ export function formListOf(req: FastifyRequest, scope: string, field: string): s
   return Array.isArray(list) ? list.filter((value): value is string => typeof value === 'string') : []
 }
 
-/** A path parameter that names a row by id; null for anything that cannot (so the page answers 404). */
-export function idParam(req: FastifyRequest, name = 'id'): number | null {
-  const value = (req.params as Record<string, unknown>)[name]
+/** The `:id` path parameter, naming a row; null for anything that cannot (so the page answers 404). */
+export function idParam(req: FastifyRequest): number | null {
+  const value = (req.params as Record<string, unknown>).id
   if (typeof value !== 'string' || !/^\d{1,19}$/.test(value)) return null
   const id = Number(value)
   return fitsIntegerColumn(id) ? id : null
@@ -95,15 +95,15 @@ export type SignedInHandler = (req: FastifyRequest, reply: FastifyReply, visit: 
 
 /**
  * A page of signed-in users only, as Devise's authenticate_user! guards the original's: anyone
- * else is sent to sign in, a user who must accept the terms to them; a form sent to it (any method
- * but GET) must carry the CSRF token.
+ * else is sent to sign in, a user who must accept the terms to them; a form sent to it (a POST)
+ * must carry the CSRF token.
  */
 export function forSignedIn(handler: SignedInHandler) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const visit = await visitOf(req)
     if (visit.session === null) return redirect(reply, visit, SIGN_IN_PATH)
     if (mustAcceptTerms(visit.session.user, visit.settings)) return redirect(reply, visit, TERMS_PATH)
-    if (req.method !== 'GET' && !csrfVerified(req, visit)) return sendPage(reply, visit, 422, rejectedPage())
+    if (req.method === 'POST' && !csrfVerified(req, visit)) return sendPage(reply, visit, 422, rejectedPage())
     return handler(req, reply, visit as SignedInVisit)
   }
 }
