@@ -57,6 +57,13 @@ describe('Web OAuth applications of a user', () => {
     }
   })
 
+  it('shows the form alone on /oauth/applications/new', async () => {
+    const res = await b.get(`${APPS}/new`)
+    assert.equal(res.status, 200)
+    assert.match(res.text, /<h1>New application<\/h1>/)
+    assert.match(res.text, /id="new_doorkeeper_application"/)
+  })
+
   it('creates an application and shows its id and secret once; its page later shows no secret', async () => {
     const res = await create(b, 'My client', 'https://client.example/callback\r\nhttp://localhost:3000/cb', ['api', 'openid'])
     assert.equal(res.status, 200, res.text)

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { ROOT_PASSWORD, buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeToken, makeUser, type TestUser } from '../helpers/factories.js'
+import { acceptTerms } from '../../src/services/users/accept-terms.js'
 import { Browser } from './browser.js'
 
 const PAGE = '/profile/personal_access_tokens'
@@ -134,6 +135,22 @@ describe('Web personal access tokens', () => {
     assert.equal((await b.submit(PAGE, `${PAGE}/${own.row.id}/revoke`, {})).status, 404)
     assert.equal((await t.api('GET', '/user', { token: bob.token })).status, 200)
     assert.equal((await t.api('GET', '/user', { token: own.token })).status, 200)
+  })
+
+  it('answers HEAD as a read, and sends a user who must accept the terms to them first', async () => {
+    assert.equal((await b.request('HEAD', PAGE, undefined, {})).status, 200)
+    const settings = (body: Record<string, unknown>) => t.api('PUT', '/application/settings', { body })
+    // root, who changes the settings, must have accepted them to keep using the API.
+    await acceptTerms(t.ctx.db, t.root.user.id)
+    assert.equal((await settings({ enforce_terms: true, terms: 'Be nice.' })).status, 200)
+    try {
+      const res = await b.get(PAGE)
+      assert.equal(res.status, 302)
+      assert.equal(res.headers.location, '/-/users/terms')
+    } finally {
+      const reset = await settings({ enforce_terms: false })
+      assert.equal(reset.status, 200, reset.text)
+    }
   })
 
   it('refuses a form without the CSRF token with the 422 page, and creates nothing', async () => {
