@@ -124,7 +124,7 @@ export async function findApplicationByUid(db: Db, uid: string): Promise<OauthAp
   return (await db.selectFrom('oauth_applications').selectAll().where('uid', '=', uid).executeTakeFirst()) ?? null
 }
 
-/** Every application, or one owner's (a user's own; null: the instance-wide ones administrators made), oldest first. */
+/** Every application, or one user's own, or (owner null) the administrators', oldest first. */
 export async function listApplications(db: Db, filter: { ownerId?: number | null } = {}): Promise<OauthApplicationRow[]> {
   let query = db.selectFrom('oauth_applications').selectAll().orderBy('id')
   if (filter.ownerId === null) query = query.where('owner_id', 'is', null)
