@@ -26,6 +26,8 @@ import projectPages, { routeProjectPageUrl } from './api/project-pages.js'
 import { routeIntegrationsUrl } from './api/v4/integrations.js'
 import { sendExactJsonType } from './api/json-type.js'
 import web from './web/index.js'
+import applicationPages from './web/applications.js'
+import profilePages from './web/profile.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -195,6 +197,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(gitHttp)
   await app.register(projectPages)
   await app.register(web)
+  await app.register(profilePages)
+  await app.register(applicationPages)
   return app
 }
 

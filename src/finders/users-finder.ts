@@ -150,17 +150,26 @@ export async function findSshKey(db: Db, userId: number, keyId: number): Promise
 
 export type TokenState = 'all' | 'active' | 'inactive'
 
-/** A user's impersonation tokens, oldest first: active ones are neither revoked nor expired. */
-export function findImpersonationTokens(db: Db, userId: number, state: TokenState = 'all', now: number = Date.now()) {
+/** A user's tokens of one kind, oldest first: active ones are neither revoked nor expired. */
+export function findAccessTokens(db: Db, userId: number, kind: 'personal' | 'impersonation', state: TokenState = 'all', now: number = Date.now()) {
   return db.selectFrom('access_tokens').selectAll()
-    .where('user_id', '=', userId).where('kind', '=', 'impersonation')
+    .where('user_id', '=', userId).where('kind', '=', kind)
     .$if(state === 'active', (q) => q.where('revoked', '=', 0)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])))
     .$if(state === 'inactive', (q) => q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', now)])))
     .orderBy('id')
 }
 
+export function findImpersonationTokens(db: Db, userId: number, state: TokenState = 'all', now: number = Date.now()) {
+  return findAccessTokens(db, userId, 'impersonation', state, now)
+}
+
 export async function findImpersonationToken(db: Db, userId: number, tokenId: number): Promise<AccessTokenRow | undefined> {
   if (!fitsIntegerColumn(tokenId)) return undefined
   return findImpersonationTokens(db, userId).where('id', '=', tokenId).executeTakeFirst()
+}
+
+/** One of the user's personal access tokens that still works (revoking one twice finds none). */
+export async function findActivePersonalAccessToken(db: Db, userId: number, tokenId: number): Promise<AccessTokenRow | undefined> {
+  return findAccessTokens(db, userId, 'personal', 'active').where('id', '=', tokenId).executeTakeFirst()
 }

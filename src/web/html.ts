@@ -43,6 +43,8 @@ export interface PageOptions {
   csrfToken?: string
   alert?: string | null
   notice?: string | null
+  /** The signed-in visitor, who is shown the navigation of their own pages (and the admin's, to administrators). */
+  user?: { username: string; admin: number } | null
 }
 
 /** The shared layout of every page. */
@@ -58,10 +60,12 @@ ${options.csrfToken === undefined ? '' : html`<meta name="csrf-param" content="a
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
 label{display:block;margin-top:.75rem}input[type=text],input[type=email],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}
 button{margin-top:1rem;padding:.4rem 1rem}.alert{background:#fdecea;padding:.5rem 1rem}.notice{background:#e8f4fd;padding:.5rem 1rem}
-section{border-top:1px solid #ddd;margin-top:1.5rem}</style>
+section{border-top:1px solid #ddd;margin-top:1.5rem}nav{margin-top:.5rem;font-size:.9rem}
+textarea{width:100%;box-sizing:border-box}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.25rem .5rem .25rem 0}
+td form,td button{display:inline;margin:0}</style>
 </head>
 <body>
-<header><a href="/">Ingot</a> · <a href="/help">Help</a></header>
+<header><a href="/">Ingot</a> · <a href="/help">Help</a>${options.user ? navigation(options.user) : ''}</header>
 <main>
 ${options.alert ? html`<div class="alert" role="alert">${options.alert}</div>` : ''}${options.notice ? html`<div class="notice">${options.notice}</div>` : ''}
 ${body}
@@ -69,6 +73,18 @@ ${body}
 </body>
 </html>
 `.markup
+}
+
+/** Links to the signed-in visitor's own pages, and to the administrator's. */
+function navigation(user: { username: string; admin: number }): SafeHtml {
+  return html`
+<nav>@${user.username} · Profile › <a href="/profile/personal_access_tokens">Access tokens</a> · <a href="/profile/password/edit">Password</a> · <a href="/profile/keys">SSH keys</a> · <a href="/profile/applications">Applications</a>${user.admin === 1 ? html`
+· Admin › <a href="/admin/applications">Applications</a>` : ''}</nav>`
+}
+
+/** A refused form's problems as full sentences ("Name can't be blank"), above the form. */
+export function errorExplanation(messages: readonly string[]): SafeHtml {
+  return messages.length === 0 ? html`` : html`<div class="alert" id="error_explanation"><ul>${messages.map((m) => html`<li>${m}</li>`)}</ul></div>`
 }
 
 /** The hidden field that carries a form's CSRF token. */

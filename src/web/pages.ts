@@ -1,7 +1,7 @@
 // The pages of the web front door, as markup from data: routes (index.ts) decide, these present.
 import type { UserRow } from '../db/schema.js'
 import type { ApplicationSettings } from '../services/settings.js'
-import { csrfField, html, page, textBlock, type SafeHtml } from './html.js'
+import { csrfField, errorExplanation, html, page, textBlock, type SafeHtml } from './html.js'
 
 export const SIGN_IN_PATH = '/users/sign_in'
 export const TERMS_PATH = '/-/users/terms'
@@ -42,7 +42,7 @@ ${csrfField(input.csrfToken)}
 </form>` : html`<p>Signing in with a password is disabled on this instance.</p>`}
 ${signUp ? html`<section id="register-pane">
 <h2>Register</h2>
-${input.signUpErrors?.length ? html`<div class="alert" id="error_explanation"><ul>${input.signUpErrors.map((m) => html`<li>${m}</li>`)}</ul></div>` : ''}
+${errorExplanation(input.signUpErrors ?? [])}
 <form method="post" action="/users" id="new_new_user">
 ${csrfField(input.csrfToken)}
 <label for="new_user_name">Full name</label>
@@ -70,7 +70,7 @@ ${settings.after_sign_up_text ? html`<div class="after-sign-up-text">${textBlock
 
 /** The signed-in visitor's start page (Ingot's web pages are few: the API is the interface). */
 export function homePage(user: UserRow, csrfToken: string): string {
-  return page({ title: 'Home', csrfToken }, html`
+  return page({ title: 'Home', csrfToken, user }, html`
 <h1>Signed in as @${user.username}</h1>
 <p>Use the API at <code>/api/v4</code> from this browser, or with a personal access token.</p>
 ${signOutForm(csrfToken)}`)

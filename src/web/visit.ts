@@ -5,13 +5,15 @@
 // forgery protection answers.
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ApiError } from '../common/errors.js'
+import { ApiError } from '../common/errors.js'
 import {
-  CSRF_COOKIE, SESSION_COOKIE, csrfToken, csrfTokenMatches, expiredCookie, findActiveSession, isHttps, parseCookies,
-  serializeCookie, type ActiveSession,
+  CSRF_COOKIE, SESSION_COOKIE, csrfToken, csrfTokenMatches, expiredCookie, findActiveSession, isHttps, mustAcceptTerms,
+  parseCookies, serializeCookie, type ActiveSession,
 } from '../auth/sessions.js'
+import { fitsIntegerColumn } from '../db/values.js'
 import { getApplicationSettings, type ApplicationSettings } from '../services/settings.js'
 import { escapeHtml, html, type SafeHtml } from './html.js'
+import { SIGN_IN_PATH, TERMS_PATH, notFoundPage, rejectedPage } from './pages.js'
 
 /** Web routes are not part of the API: its token authentication leaves them alone. */
 export const WEB = { config: { auth: 'none' as const } }
@@ -71,6 +73,45 @@ export function formOf(req: FastifyRequest, scope: string): Record<string, strin
   return Object.fromEntries(Object.entries(hash).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
 }
 
+/** The string values of a form's `scope[field][]` list (checkboxes). */
+export function formListOf(req: FastifyRequest, scope: string, field: string): string[] {
+  const hash = (req.body as Record<string, unknown> | undefined)?.[scope]
+  const list = typeof hash === 'object' && hash !== null ? (hash as Record<string, unknown>)[field] : undefined
+  return Array.isArray(list) ? list.filter((value): value is string => typeof value === 'string') : []
+}
+
+/** The `:id` path parameter, naming a row; null for anything that cannot (so the page answers 404). */
+export function idParam(req: FastifyRequest): number | null {
+  const value = (req.params as Record<string, unknown>).id
+  if (typeof value !== 'string' || !/^\d{1,19}$/.test(value)) return null
+  const id = Number(value)
+  return fitsIntegerColumn(id) ? id : null
+}
+
+/** A visit whose visitor is signed in. */
+export type SignedInVisit = Visit & { session: ActiveSession }
+
+export type SignedInHandler = (req: FastifyRequest, reply: FastifyReply, visit: SignedInVisit) => Promise<FastifyReply>
+
+/**
+ * A page of signed-in users only, as Devise's authenticate_user! guards the original's: anyone
+ * else is sent to sign in, a user who must accept the terms to them; a form sent to it (a POST)
+ * must carry the CSRF token.
+ */
+export function forSignedIn(handler: SignedInHandler) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const visit = await visitOf(req)
+    if (visit.session === null) return redirect(reply, visit, SIGN_IN_PATH)
+    if (mustAcceptTerms(visit.session.user, visit.settings)) return redirect(reply, visit, TERMS_PATH)
+    if (req.method === 'POST' && !csrfVerified(req, visit)) return sendPage(reply, visit, 422, rejectedPage())
+    return handler(req, reply, visit as SignedInVisit)
+  }
+}
+
+export function sendNotFound(reply: FastifyReply, visit: Visit): FastifyReply {
+  return sendPage(reply, visit, 404, notFoundPage())
+}
+
 /** An API error as the sentences a form shows: `{"email":["is invalid"]}` → "Email is invalid". */
 export function fullMessages(err: ApiError): string[] {
   const message = err.body.message
@@ -80,6 +121,12 @@ export function fullMessages(err: ApiError): string[] {
     const name = field.charAt(0).toUpperCase() + field.slice(1).replace(/_/g, ' ')
     return (Array.isArray(errors) ? errors : [errors]).map((e) => `${name} ${String(e)}`)
   })
+}
+
+/** A service's refusal (a 4xx) as the form's messages; anything else is not the form's fault and is thrown on. */
+export function refusalOf(err: unknown): string[] {
+  if (err instanceof ApiError && err.statusCode < 500) return fullMessages(err)
+  throw err
 }
 
 export function redirect(reply: FastifyReply, visit: Visit, location: string): FastifyReply {

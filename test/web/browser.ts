@@ -20,9 +20,18 @@ export class Browser {
     return this.request('GET', path, undefined, headers)
   }
 
-  /** A form POST; `fields` are sent as application/x-www-form-urlencoded in the order given. */
-  post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<PageResponse> {
-    return this.request('POST', path, new URLSearchParams(fields).toString(), headers)
+  /** A form POST; `fields` are sent as application/x-www-form-urlencoded in the order given (pairs for a repeated name). */
+  post(path: string, fields: Record<string, string> | readonly [string, string][], headers: Record<string, string> = {}): Promise<PageResponse> {
+    return this.request('POST', path, new URLSearchParams(fields as Record<string, string>).toString(), headers)
+  }
+
+  /** Sends a form as the signed-in page at `from` would: with the CSRF token it carries. */
+  async submit(from: string, action: string, fields: Record<string, string> | readonly [string, string][]): Promise<PageResponse> {
+    const page = await this.get(from)
+    assert.equal(page.status, 200, page.text)
+    const token = metaToken(page.text)
+    const pairs = Array.isArray(fields) ? fields : Object.entries(fields)
+    return this.post(action, [['authenticity_token', token], ...pairs])
   }
 
   async request(method: string, path: string, form: string | undefined, headers: Record<string, string>): Promise<PageResponse> {

@@ -3,7 +3,7 @@
 // operator's `ingot admin token create`. An expiry date ends the token at the start of that day (UTC).
 import type { Db } from '../../db/index.js'
 import type { AccessTokenRow } from '../../db/schema.js'
-import { startOfDate } from '../../db/values.js'
+import { isCalendarDate, startOfDate } from '../../db/values.js'
 import { SCOPES, type Scope } from '../../auth/actor.js'
 import { validationFailed } from '../../common/errors.js'
 import { collectErrors } from '../validation.js'
@@ -24,6 +24,7 @@ export async function createPersonalAccessToken(
   const errors = collectErrors({
     name: input.name.trim() === '' ? ["can't be blank"] : [],
     scopes: input.scopes.length === 0 ? ["can't be blank"] : input.scopes.every(isScope) ? [] : ['can only contain available scopes'],
+    expires_at: input.expires_at && !isCalendarDate(input.expires_at) ? ['is invalid'] : [],
   })
   if (errors !== null) throw validationFailed(errors)
   return createAccessToken(db, {

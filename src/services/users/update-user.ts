@@ -1,7 +1,7 @@
 // Updates a user's account and profile (PUT /users/:id). A username change renames the personal
-// namespace, a name change its full name; a new password must be changed at the next sign-in, and
-// ends the user's web sessions — whoever held one with the old password (a stolen cookie too) is
-// signed out — but the session making the change.
+// namespace, a name change its full name; a new password set for someone else must be changed at
+// their next sign-in, and any new password ends the user's web sessions — whoever held one with the
+// old password (a stolen cookie too) is signed out — but the session making the change.
 import type { Actor } from '../../auth/actor.js'
 import type { Db } from '../../db/index.js'
 import type { UserRow, UserUpdate } from '../../db/schema.js'
@@ -70,7 +70,9 @@ export async function updateUser(db: Db, user: UserRow, input: UpdateUserInput, 
   if (input.username !== undefined) Object.assign(changes, { username: input.username, username_lower: input.username.toLowerCase() })
   if (input.name !== undefined) changes.name = input.name
   if (input.password !== undefined) {
-    Object.assign(changes, { password_digest: await hashPassword(input.password), password_expires_at: now })
+    // A password set by someone else must be changed at the next sign-in; one the user chose need not.
+    const ownPassword = options.by?.user.id === user.id
+    Object.assign(changes, { password_digest: await hashPassword(input.password), password_expires_at: ownPassword ? null : now })
   }
   if (input.projects_limit !== undefined) changes.projects_limit = input.projects_limit
   if (input.admin !== undefined) changes.admin = flag(input.admin)
