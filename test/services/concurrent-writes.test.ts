@@ -26,7 +26,11 @@ describe('concurrent check-then-act writes', () => {
       t.api('DELETE', `/groups/${group.id}/members/${second.user.id}`, { token: first.token }),
       t.api('DELETE', `/groups/${group.id}/members/${first.user.id}`, { token: second.token }),
     ])
-    assert.deepEqual(statuses(answers), [204, 403])
+    // The loser is refused as the last Owner (403), or, when the winner's removal of it has
+    // committed before its request looks, no longer sees the private group at all (404).
+    const [winner, loser] = statuses(answers)
+    assert.equal(winner, 204)
+    assert.ok(loser === 403 || loser === 404, `the second removal answered ${loser}`)
     const owners = await t.ctx.db.selectFrom('members').select('user_id')
       .where('source_type', '=', 'group').where('source_id', '=', group.id).where('access_level', '=', OWNER).execute()
     assert.equal(owners.length, 1)
