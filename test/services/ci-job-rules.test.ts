@@ -50,6 +50,7 @@ const CASES: { name: string; policy: string; context: Partial<PipelineContext>; 
   { name: 'a variable not null when set', policy: 'only: {variables: [$A != null]}', context: { variables: { A: '' } }, included: true },
   { name: 'a variable matching', policy: "only: {variables: ['$CI_COMMIT_MESSAGE =~ /\\[deploy\\]/']}", context: { variables: { CI_COMMIT_MESSAGE: 'fix [deploy]' } }, included: true },
   { name: 'a variable matching, case-insensitive', policy: 'only: {variables: [$M =~ /DEPLOY/i]}', context: { variables: { M: 'deploy' } }, included: true },
+  { name: 'a variable not matching (11.11)', policy: 'only: {variables: [$M !~ /^wip/]}', context: { variables: { M: 'wip: x' } }, included: false },
   { name: 'an unset variable never matches', policy: 'only: {variables: [$M =~ /x/]}', context: {}, included: false },
   { name: 'any of the expressions', policy: 'only: {variables: [$A, $B]}', context: { variables: { B: 'b' } }, included: true },
   { name: 'refs and variables both needed', policy: 'only: {refs: [master], variables: [$A]}', context: { ref: 'feature', variables: { A: 'a' } }, included: false },

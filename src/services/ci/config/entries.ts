@@ -1,6 +1,6 @@
 // One validator per entry of the CI file, each taking the value found at a location
 // (`jobs:rspec:cache`) and returning it normalized, or null when it was wrong. Problems are
-// reported in the original 11.5's words, `<location> <message>`, so the lint reads as GitLab's.
+// reported in the original 11.5's words, so the lint reads as GitLab's.
 import { parseDuration } from './duration.js'
 import { isValidExpression } from './expressions.js'
 import { isValidRegExp, parseSlashedRegExp } from './safe-regexp.js'
@@ -9,8 +9,18 @@ import { isYamlHash, type CiArtifacts, type CiCache, type CiEnvironment, type Ci
 export class ConfigErrors {
   readonly messages: string[] = []
 
-  add(location: string, message: string): void {
-    this.messages.push(`${location} ${message}`)
+  /**
+   * An entry's check, written as the original's validator writes it: `<location> <attribute>
+   * <message>` with the attribute humanized (`start_in` → `start in`) and the whole in lower case,
+   * job names and the file's values included.
+   */
+  add(location: string, attribute: string, message: string): void {
+    this.messages.push(`${location} ${attribute.replace(/_/g, ' ')} ${message}`.toLowerCase())
+  }
+
+  /** A message the original writes as it is, outside its validator. */
+  addVerbatim(message: string): void {
+    this.messages.push(message)
   }
 }
 
@@ -29,33 +39,33 @@ export function isBlank(value: unknown): boolean {
 /** Adds "config contains unknown keys: …" when the mapping has keys beyond `allowed`. */
 export function checkKeys(hash: YamlHash, allowed: readonly string[], location: string, errors: ConfigErrors): void {
   const unknown = Object.keys(hash).filter((key) => !allowed.includes(key))
-  if (unknown.length > 0) errors.add(location, `config contains unknown keys: ${unknown.join(', ')}`)
+  if (unknown.length > 0) errors.add(location, 'config', `contains unknown keys: ${unknown.join(', ')}`)
 }
 
 /** `script`: a string or a list of strings. */
 export function commandsEntry(value: unknown, location: string, errors: ConfigErrors): string[] | null {
   if (isString(value)) return [value]
   if (isArrayOfStrings(value)) return value
-  errors.add(location, 'config should be a string or an array of strings')
+  errors.add(location, 'config', 'should be a string or an array of strings')
   return null
 }
 
 /** `before_script`, `after_script`: a list of strings (11.5 takes no single string here). */
 export function scriptEntry(value: unknown, location: string, errors: ConfigErrors): string[] | null {
   if (isArrayOfStrings(value)) return value
-  errors.add(location, 'config should be an array of strings')
+  errors.add(location, 'config', 'should be an array of strings')
   return null
 }
 
 export function stageEntry(value: unknown, location: string, errors: ConfigErrors): string | null {
   if (isString(value)) return value
-  errors.add(location, 'config should be a String')
+  errors.add(location, 'config', 'should be a String')
   return null
 }
 
 export function stagesEntry(value: unknown, location: string, errors: ConfigErrors): string[] | null {
   if (isArrayOfStrings(value)) return value
-  errors.add(location, 'config should be an array of strings')
+  errors.add(location, 'config', 'should be an array of strings')
   return null
 }
 
@@ -63,7 +73,7 @@ export function stagesEntry(value: unknown, location: string, errors: ConfigErro
 export function variablesEntry(value: unknown, location: string, errors: ConfigErrors): Record<string, string> | null {
   const isTextOrInteger = (item: unknown) => isString(item) || Number.isInteger(item)
   if (!isYamlHash(value) || !Object.values(value).every(isTextOrInteger)) {
-    errors.add(location, 'config should be a hash of key value pairs')
+    errors.add(location, 'config', 'should be a hash of key value pairs')
     return null
   }
   return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, String(item)]))
@@ -72,22 +82,22 @@ export function variablesEntry(value: unknown, location: string, errors: ConfigE
 function imageLike(value: unknown, allowed: readonly string[], location: string, errors: ConfigErrors): (CiService & YamlHash) | null {
   if (isString(value)) return { name: value }
   if (!isYamlHash(value)) {
-    errors.add(location, 'config should be a hash or a string')
+    errors.add(location, 'config', 'should be a hash or a string')
     return null
   }
   checkKeys(value, allowed, location, errors)
   const before = errors.messages.length
-  if (isBlank(value.name)) errors.add(location, "name can't be blank")
-  else if (!isString(value.name)) errors.add(location, 'name should be a String')
+  if (!isString(value.name)) errors.add(location, 'name', 'should be a String')
+  if (isBlank(value.name)) errors.add(location, 'name', "can't be blank")
   for (const key of ['entrypoint', 'command'] as const) {
     if (allowed.includes(key) && value[key] !== undefined && value[key] !== null && !isArrayOfStrings(value[key])) {
-      errors.add(location, `${key} should be an array of strings`)
+      errors.add(location, key, 'should be an array of strings')
     }
   }
   if (allowed.includes('alias') && value.alias !== undefined && value.alias !== null && !isString(value.alias)) {
-    errors.add(location, 'alias should be a String')
+    errors.add(location, 'alias', 'should be a String')
   }
-  if (errors.messages.length > before || Object.keys(value).some((key) => !allowed.includes(key))) return null
+  if (errors.messages.length > before) return null
   const image: CiService & YamlHash = { name: value.name as string }
   for (const key of ['entrypoint', 'command', 'alias'] as const) if (value[key] !== undefined && value[key] !== null) image[key] = value[key] as never
   return image
@@ -101,16 +111,17 @@ export function imageEntry(value: unknown, location: string, errors: ConfigError
 /** `services`: a list of names or `{name, entrypoint, command, alias}`. */
 export function servicesEntry(value: unknown, location: string, errors: ConfigErrors): CiService[] | null {
   if (!Array.isArray(value)) {
-    errors.add(location, 'config should be a Array')
+    errors.add(location, 'config', 'should be a Array')
     return null
   }
-  const services = value.map((item) => imageLike(item, ['name', 'entrypoint', 'command', 'alias'], `${location}:service`, errors))
+  // 11.5 builds each service without a parent, so its errors are located at `service` alone.
+  const services = value.map((item) => imageLike(item ?? {}, ['name', 'entrypoint', 'command', 'alias'], 'service', errors))
   return services.every((service) => service !== null) ? services : null
 }
 
 function booleanEntry(value: unknown, location: string, errors: ConfigErrors): boolean | null {
   if (typeof value === 'boolean') return value
-  errors.add(location, 'config should be a boolean value')
+  errors.add(location, 'config', 'should be a boolean value')
   return null
 }
 
@@ -119,18 +130,18 @@ const CACHE_POLICIES = ['pull-push', 'push', 'pull'] as const
 /** `cache`: `{key (default "default"), untracked, paths, policy (default pull-push)}`. */
 export function cacheEntry(value: unknown, location: string, errors: ConfigErrors): CiCache | null {
   if (!isYamlHash(value)) {
-    errors.add(location, 'config should be a hash')
+    errors.add(location, 'config', 'should be a hash')
     return null
   }
   const before = errors.messages.length
   checkKeys(value, ['key', 'untracked', 'paths', 'policy'], location, errors)
   const policy = value.policy ?? 'pull-push'
-  if (!CACHE_POLICIES.includes(policy as never)) errors.add(location, 'policy should be pull-push, push, or pull')
+  if (!CACHE_POLICIES.includes(policy as never)) errors.add(location, 'policy', 'should be pull-push, push, or pull')
   let key = 'default'
   if (value.key !== undefined && value.key !== null) {
-    if (!isString(value.key)) errors.add(`${location}:key`, 'config should be a string or symbol')
-    else if (decodeURIComponentSafely(value.key).includes('/')) errors.add(`${location}:key`, 'config cannot contain the "/" character')
-    else if (['.', '..'].includes(decodeURIComponentSafely(value.key))) errors.add(`${location}:key`, 'config cannot be "." or ".."')
+    if (!isString(value.key)) errors.add(`${location}:key`, 'config', 'should be a string or symbol')
+    else if (decodeURIComponentSafely(value.key).includes('/')) errors.add(`${location}:key`, 'config', 'cannot contain the "/" character')
+    else if (['.', '..'].includes(decodeURIComponentSafely(value.key))) errors.add(`${location}:key`, 'config', 'cannot be "." or ".."')
     else key = value.key
   }
   const untracked = value.untracked === undefined || value.untracked === null ? false : booleanEntry(value.untracked, `${location}:untracked`, errors)
@@ -150,7 +161,7 @@ function decodeURIComponentSafely(text: string): string {
 
 function pathsEntry(value: unknown, location: string, errors: ConfigErrors): string[] | null {
   if (isArrayOfStrings(value)) return value
-  errors.add(location, 'config should be an array of strings')
+  errors.add(location, 'config', 'should be an array of strings')
   return null
 }
 
@@ -160,27 +171,27 @@ const ARTIFACTS_WHEN = ['on_success', 'on_failure', 'always'] as const
 /** `artifacts`: `{name, untracked, paths, when (default on_success), expire_in, reports}`. */
 export function artifactsEntry(value: unknown, location: string, errors: ConfigErrors): CiArtifacts | null {
   if (!isYamlHash(value)) {
-    errors.add(location, 'config should be a hash')
+    errors.add(location, 'config', 'should be a hash')
     return null
   }
   const before = errors.messages.length
   checkKeys(value, ['name', 'untracked', 'paths', 'reports', 'when', 'expire_in'], location, errors)
   const given = (key: string) => value[key] !== undefined && value[key] !== null
-  if (given('name') && !isString(value.name)) errors.add(location, 'name should be a String')
-  if (given('untracked') && typeof value.untracked !== 'boolean') errors.add(location, 'untracked should be a boolean value')
-  if (given('paths') && !isArrayOfStrings(value.paths)) errors.add(location, 'paths should be an array of strings')
-  if (given('when') && !ARTIFACTS_WHEN.includes(value.when as never)) errors.add(location, 'when should be on_success, on_failure or always')
-  if (given('expire_in') && !(isString(value.expire_in) && parseDuration(value.expire_in) !== null)) errors.add(location, 'expire_in should be a duration')
+  if (given('name') && !isString(value.name)) errors.add(location, 'name', 'should be a String')
+  if (given('untracked') && typeof value.untracked !== 'boolean') errors.add(location, 'untracked', 'should be a boolean value')
+  if (given('paths') && !isArrayOfStrings(value.paths)) errors.add(location, 'paths', 'should be an array of strings')
+  if (given('when') && !ARTIFACTS_WHEN.includes(value.when as never)) errors.add(location, 'when', 'should be on_success, on_failure or always')
+  if (given('expire_in') && !(isString(value.expire_in) && parseDuration(value.expire_in) !== null)) errors.add(location, 'expire_in', 'should be a duration')
   const reports: Record<string, string[]> = {}
   if (given('reports')) {
     const reportsLocation = `${location}:reports`
-    if (!isYamlHash(value.reports)) errors.add(reportsLocation, 'config should be a hash')
+    if (!isYamlHash(value.reports)) errors.add(reportsLocation, 'config', 'should be a hash')
     else {
       checkKeys(value.reports, REPORT_KINDS, reportsLocation, errors)
       for (const [kind, paths] of Object.entries(value.reports)) {
         if (isString(paths)) reports[kind] = [paths]
         else if (isArrayOfStrings(paths)) reports[kind] = paths
-        else errors.add(reportsLocation, `${kind} should be an array of strings or a string`)
+        else errors.add(reportsLocation, kind, 'should be an array of strings or a string')
       }
     }
   }
@@ -201,19 +212,19 @@ const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/
 /** `environment`: a name, or `{name, url, action (start|stop, default start), on_stop}`. */
 export function environmentEntry(value: unknown, location: string, errors: ConfigErrors): CiEnvironment | null {
   if (!isString(value) && !isYamlHash(value)) {
-    errors.add(location, 'config should be a hash or a string')
+    errors.add(location, 'config', 'should be a hash or a string')
     return null
   }
   const before = errors.messages.length
   const hash: YamlHash = isString(value) ? { name: value } : value
   if (isYamlHash(value)) checkKeys(value, ['name', 'url', 'action', 'on_stop'], location, errors)
-  if (isBlank(hash.name)) errors.add(location, "name can't be blank")
-  if (!isString(hash.name) || !ENVIRONMENT_NAME.test(hash.name)) errors.add(location, `name ${ENVIRONMENT_NAME_MESSAGE}`)
+  if (isBlank(hash.name)) errors.add(location, 'name', "can't be blank")
+  if (!isString(hash.name) || !ENVIRONMENT_NAME.test(hash.name)) errors.add(location, 'name', ENVIRONMENT_NAME_MESSAGE)
   const given = (key: string) => hash[key] !== undefined && hash[key] !== null
-  if (given('url') && !isString(hash.url)) errors.add(location, 'url must be a valid URL')
-  else if (given('url') && (hash.url as string).length > 255) errors.add(location, 'url is too long (maximum is 255 characters)')
-  if (given('action') && hash.action !== 'start' && hash.action !== 'stop') errors.add(location, 'action should be start or stop')
-  if (given('on_stop') && !isString(hash.on_stop)) errors.add(location, 'on_stop should be a String')
+  if (given('url') && !isString(hash.url)) errors.add(location, 'url', 'must be a valid URL')
+  else if (given('url') && (hash.url as string).length > 255) errors.add(location, 'url', 'is too long (maximum is 255 characters)')
+  if (given('action') && hash.action !== 'start' && hash.action !== 'stop') errors.add(location, 'action', 'should be start or stop')
+  if (given('on_stop') && !isString(hash.on_stop)) errors.add(location, 'on_stop', 'should be a String')
   if (errors.messages.length > before) return null
   return {
     name: hash.name as string,
@@ -233,7 +244,7 @@ export function isSlashedRegExp(value: unknown): value is string {
 /** `coverage: /…/` → the pattern between the slashes. */
 export function coverageEntry(value: unknown, location: string, errors: ConfigErrors): string | null {
   if (isSlashedRegExp(value)) return value.slice(1, value.lastIndexOf('/'))
-  errors.add(location, 'config must be a regular expression')
+  errors.add(location, 'config', 'must be a regular expression')
   return null
 }
 
@@ -241,37 +252,37 @@ export function coverageEntry(value: unknown, location: string, errors: ConfigEr
 export const RETRY_WHEN = ['always', 'unknown_failure', 'script_failure', 'api_failure', 'stuck_or_timeout_failure',
   'runner_system_failure', 'missing_dependency_failure', 'runner_unsupported']
 
-/** `retry`: 0 to 2, or `{max, when}`; reported at `retry` alone, as the original does. */
-export function retryEntry(value: unknown, errors: ConfigErrors): CiRetry | null {
+/** `retry`: 0 to 2, or `{max, when}`. */
+export function retryEntry(value: unknown, location: string, errors: ConfigErrors): CiRetry | null {
   const before = errors.messages.length
-  const checkMax = (max: number, location: string) => {
-    if (max < 0) errors.add(location, 'must be greater than or equal to 0')
-    if (max > 2) errors.add(location, 'must be less than or equal to 2')
+  const checkMax = (max: number, attribute: string) => {
+    if (max < 0) errors.add(location, attribute, 'must be greater than or equal to 0')
+    if (max > 2) errors.add(location, attribute, 'must be less than or equal to 2')
   }
   if (typeof value === 'number' && Number.isInteger(value)) {
-    checkMax(value, 'retry config')
-    return errors.messages.length > before ? null : { max: value as number, when: ['always'] }
+    checkMax(value, 'config')
+    return errors.messages.length > before ? null : { max: value, when: ['always'] }
   }
   if (!isYamlHash(value)) {
-    errors.add('retry config', 'has to be either an integer or a hash')
+    errors.addVerbatim(`${location} config has to be either an integer or a hash`)
     return null
   }
-  checkKeys(value, ['max', 'when'], 'retry', errors)
+  checkKeys(value, ['max', 'when'], location, errors)
   const max = value.max ?? 0
-  if (typeof max !== 'number') errors.add('retry max', 'is not a number')
-  else if (!Number.isInteger(max)) errors.add('retry max', 'must be an integer')
-  else checkMax(max, 'retry max')
+  if (typeof max !== 'number') errors.add(location, 'max', 'is not a number')
+  else if (!Number.isInteger(max)) errors.add(location, 'max', 'must be an integer')
+  else checkMax(max, 'max')
   let when = ['always']
   if (value.when !== undefined && value.when !== null) {
     if (isString(value.when)) {
-      if (!RETRY_WHEN.includes(value.when)) errors.add('retry', 'when is not included in the list')
+      if (!RETRY_WHEN.includes(value.when)) errors.add(location, 'when', 'is not included in the list')
       when = [value.when]
     } else if (isArrayOfStrings(value.when)) {
       const unknown = value.when.filter((reason) => !RETRY_WHEN.includes(reason))
-      if (unknown.length > 0) errors.add('retry', `when contains unknown values: ${unknown.join(', ')}`)
+      if (unknown.length > 0) errors.add(location, 'when', `contains unknown values: ${unknown.join(', ')}`)
       when = value.when
     } else {
-      errors.add('retry', 'when should be an array of strings or a string')
+      errors.add(location, 'when', 'should be an array of strings or a string')
     }
   }
   return errors.messages.length > before ? null : { max: max as number, when }
@@ -286,22 +297,22 @@ export function policyEntry(value: unknown, location: string, errors: ConfigErro
   const none: CiJobPolicy = { refs: null, variables: null, changes: null, kubernetes: null }
   if (Array.isArray(value)) {
     if (isArrayOfStringsOrRegexps(value)) return { ...none, refs: value }
-    errors.add(location, 'config should be an array of strings or regexps')
+    errors.add(location, 'config', 'should be an array of strings or regexps')
     return null
   }
   if (!isYamlHash(value)) {
-    errors.add(location, 'has to be either an array of conditions or a hash')
+    errors.addVerbatim(`${location} has to be either an array of conditions or a hash`)
     return null
   }
   const before = errors.messages.length
-  if (isBlank(value)) errors.add(location, "config can't be blank")
+  if (isBlank(value)) errors.add(location, 'config', "can't be blank")
   checkKeys(value, ['refs', 'kubernetes', 'variables', 'changes'], location, errors)
   const given = (key: string) => value[key] !== undefined && value[key] !== null
-  if (isArrayOfStrings(value.variables) && !value.variables.every(isValidExpression)) errors.add(location, 'variables Invalid expression syntax')
-  if (given('refs') && !isArrayOfStringsOrRegexps(value.refs)) errors.add(location, 'refs should be an array of strings or regexps')
-  if (given('kubernetes') && value.kubernetes !== 'active') errors.add(location, `kubernetes unknown value: ${String(value.kubernetes)}`)
-  if (given('variables') && !isArrayOfStrings(value.variables)) errors.add(location, 'variables should be an array of strings')
-  if (given('changes') && !isArrayOfStrings(value.changes)) errors.add(location, 'changes should be an array of strings')
+  if (isArrayOfStrings(value.variables) && !value.variables.every(isValidExpression)) errors.add(location, 'variables', 'Invalid expression syntax')
+  if (given('refs') && !isArrayOfStringsOrRegexps(value.refs)) errors.add(location, 'refs', 'should be an array of strings or regexps')
+  if (given('kubernetes') && value.kubernetes !== 'active') errors.add(location, 'kubernetes', `unknown value: ${String(value.kubernetes)}`)
+  if (given('variables') && !isArrayOfStrings(value.variables)) errors.add(location, 'variables', 'should be an array of strings')
+  if (given('changes') && !isArrayOfStrings(value.changes)) errors.add(location, 'changes', 'should be an array of strings')
   if (errors.messages.length > before) return null
   return {
     refs: given('refs') ? value.refs as string[] : null,
@@ -312,11 +323,11 @@ export function policyEntry(value: unknown, location: string, errors: ConfigErro
 }
 
 /** A duration no longer than `limitSeconds`, with both of the original's messages when it is not one. */
-export function durationWithin(value: unknown, limitSeconds: number, location: string, errors: ConfigErrors): number | null {
+export function durationWithin(value: unknown, limitSeconds: number, location: string, attribute: string, errors: ConfigErrors): number | null {
   const seconds = isString(value) ? parseDuration(value) : null
-  if (seconds === null) errors.add(location, 'should be a duration')
+  if (seconds === null) errors.add(location, attribute, 'should be a duration')
   if (seconds === null || seconds > limitSeconds) {
-    errors.add(location, 'should not exceed the limit')
+    errors.add(location, attribute, 'should not exceed the limit')
     return null
   }
   return seconds

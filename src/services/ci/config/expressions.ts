@@ -1,6 +1,7 @@
 // `only: variables` / `except: variables` expressions as 11.5 knows them: one statement each, no
 // `&&`, `||` or parentheses (those came in 12.0): `$VAR` (set and not blank), `$VAR == "x"`,
-// `$VAR != 'x'`, `$A == $B`, `$VAR == null` (also with the operands swapped) and `$VAR =~ /re/i`.
+// `$A == $B`, `$VAR == null` (also with the operands swapped) and `$VAR =~ /re/i`; with the
+// negations `!=` and `!~` of 11.11, which files written since take for granted.
 import { safeRegExpTest } from './safe-regexp.js'
 
 type Token =
@@ -8,12 +9,12 @@ type Token =
   | { kind: 'string'; value: string }
   | { kind: 'pattern'; source: string; flags: string }
   | { kind: 'null' }
-  | { kind: 'equals' | 'not_equals' | 'matches' }
+  | { kind: 'equals' | 'not_equals' | 'matches' | 'not_matches' }
 
 type Statement =
   | { kind: 'present'; variable: Token }
   | { kind: 'equals' | 'not_equals'; left: Token; right: Token }
-  | { kind: 'matches'; variable: Token; pattern: Extract<Token, { kind: 'pattern' }> }
+  | { kind: 'matches' | 'not_matches'; variable: Token; pattern: Extract<Token, { kind: 'pattern' }> }
 
 /** The original lexer's limit. */
 const MAX_TOKENS = 100
@@ -27,6 +28,7 @@ const LEXEMES: readonly [RegExp, (match: RegExpExecArray) => Token][] = [
   [/==/y, () => ({ kind: 'equals' })],
   [/!=/y, () => ({ kind: 'not_equals' })],
   [/=~/y, () => ({ kind: 'matches' })],
+  [/!~/y, () => ({ kind: 'not_matches' })],
 ]
 
 function tokenize(text: string): Token[] | null {
@@ -66,8 +68,8 @@ function parse(text: string): Statement | null {
     && (first!.kind === 'variable' || second!.kind === 'variable')) {
     return { kind: operator!.kind, left: first!, right: second! }
   }
-  if (operator!.kind === 'matches' && first!.kind === 'variable' && second!.kind === 'pattern') {
-    return { kind: 'matches', variable: first!, pattern: second! }
+  if ((operator!.kind === 'matches' || operator!.kind === 'not_matches') && first!.kind === 'variable' && second!.kind === 'pattern') {
+    return { kind: operator!.kind, variable: first!, pattern: second! }
   }
   return null
 }
@@ -92,9 +94,10 @@ export function evaluateExpression(text: string, variables: Readonly<Record<stri
     case 'present': return (valueOf(statement.variable, variables) ?? '').trim() !== ''
     case 'equals': return valueOf(statement.left, variables) === valueOf(statement.right, variables)
     case 'not_equals': return valueOf(statement.left, variables) !== valueOf(statement.right, variables)
-    case 'matches': {
+    case 'matches': case 'not_matches': {
       const { source, flags } = statement.pattern
-      return safeRegExpTest(source, flags, valueOf(statement.variable, variables) ?? '')
+      const matches = safeRegExpTest(source, flags, valueOf(statement.variable, variables) ?? '')
+      return statement.kind === 'matches' ? matches : !matches
     }
   }
 }

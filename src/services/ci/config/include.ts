@@ -45,11 +45,12 @@ async function readInclude({ kind, location }: IncludeLocation, readLocalFile: R
 
 /** The CI file with its includes merged in, or the errors met reading them. */
 export async function resolveIncludes(root: YamlHash, readLocalFile?: ReadLocalFile): Promise<{ ok: true; value: YamlHash } | { ok: false; errors: string[] }> {
-  if (root.include === undefined || root.include === null) return { ok: true, value: root }
-  const found = locations(root.include)
+  if (!Object.hasOwn(root, 'include')) return { ok: true, value: root }
+  const { include, ...content } = root
+  if (include === null) return { ok: true, value: content }
+  const found = locations(include)
   if (typeof found === 'string') return { ok: false, errors: [found] }
   if (found.length > MAX_INCLUDES) return { ok: false, errors: [`Maximum of ${MAX_INCLUDES} includes are allowed`] }
-  const { include: _include, ...content } = root
   let merged: YamlHash = content
   const errors: string[] = []
   for (const location of found) {

@@ -81,29 +81,29 @@ export function validateJob(name: string, config: unknown, globals: GlobalEntrie
   const before = errors.messages.length
   if (!isYamlHash(config)) {
     if (!given(config)) {
-      errors.add(location, "config can't be blank")
-      errors.add(location, "script can't be blank")
+      errors.add(location, 'config', "can't be blank")
+      errors.add(location, 'script', "can't be blank")
     } else {
-      errors.add(location, 'config should be a hash')
+      errors.add(location, 'config', 'should be a hash')
     }
     return null
   }
   checkKeys(config, JOB_KEYS, location, errors)
-  if (isBlank(config)) errors.add(location, "config can't be blank")
-  if (isBlank(config.script)) errors.add(location, "script can't be blank")
-  if (given(config.tags) && !isArrayOfStrings(config.tags)) errors.add(location, 'tags should be an array of strings')
-  if (given(config.allow_failure) && typeof config.allow_failure !== 'boolean') errors.add(location, 'allow_failure should be a boolean value')
+  if (isBlank(config)) errors.add(location, 'config', "can't be blank")
+  if (isBlank(config.script)) errors.add(location, 'script', "can't be blank")
+  if (given(config.tags) && !isArrayOfStrings(config.tags)) errors.add(location, 'tags', 'should be an array of strings')
+  if (given(config.allow_failure) && typeof config.allow_failure !== 'boolean') errors.add(location, 'allow_failure', 'should be a boolean value')
   const parallel = given(config.parallel) ? checkParallel(config.parallel, location, errors) : null
   const when = config.when ?? 'on_success'
-  if (!WHEN_VALUES.includes(when as CiWhen)) errors.add(location, 'when should be on_success, on_failure, always, manual or delayed')
-  if (given(config.dependencies) && !isArrayOfStrings(config.dependencies)) errors.add(location, 'dependencies should be an array of strings')
-  if (given(config.extends) && !isString(config.extends)) errors.add(location, 'extends should be a String')
+  if (!WHEN_VALUES.includes(when as CiWhen)) errors.add(location, 'when', 'should be on_success, on_failure, always, manual or delayed')
+  if (given(config.dependencies) && !isArrayOfStrings(config.dependencies)) errors.add(location, 'dependencies', 'should be an array of strings')
+  if (given(config.extends) && !isString(config.extends)) errors.add(location, 'extends', 'should be a String')
   let startIn: ValidatedJob['startIn'] = null
   if (when === 'delayed') {
-    const seconds = durationWithin(config.start_in, ONE_DAY_SECONDS, `${location} start_in`, errors)
+    const seconds = durationWithin(config.start_in, ONE_DAY_SECONDS, location, 'start_in', errors)
     if (seconds !== null) startIn = { text: config.start_in as string, seconds }
   } else if (given(config.start_in)) {
-    errors.add(location, 'start_in must be blank')
+    errors.add(location, 'start_in', 'must be blank')
   }
 
   const at = (key: string) => `${location}:${key}`
@@ -120,7 +120,7 @@ export function validateJob(name: string, config: unknown, globals: GlobalEntrie
   const artifacts = optional(config.artifacts, (v) => artifactsEntry(v, at('artifacts'), errors))
   const environment = optional(config.environment, (v) => environmentEntry(v, at('environment'), errors))
   const coverage = optional(config.coverage, (v) => coverageEntry(v, at('coverage'), errors))
-  const retry = optional(config.retry, (v) => retryEntry(v, errors))
+  const retry = optional(config.retry, (v) => retryEntry(v, at('retry'), errors))
   if (errors.messages.length > before) return null
 
   return {
@@ -152,15 +152,15 @@ export function validateJob(name: string, config: unknown, globals: GlobalEntrie
 /** Rails' numericality check with 2..50, integers only (a numeric string counts, as in Rails). */
 function checkParallel(value: unknown, location: string, errors: ConfigErrors): number | null {
   const number = typeof value === 'number' ? value : isString(value) && value.trim() !== '' ? Number(value) : Number.NaN
-  if (Number.isNaN(number)) errors.add(location, 'parallel is not a number')
-  else if (!Number.isInteger(number)) errors.add(location, 'parallel must be an integer')
-  else if (number < 2) errors.add(location, 'parallel must be greater than or equal to 2')
-  else if (number > 50) errors.add(location, 'parallel must be less than or equal to 50')
+  if (Number.isNaN(number)) errors.add(location, 'parallel', 'is not a number')
+  else if (!Number.isInteger(number)) errors.add(location, 'parallel', 'must be an integer')
+  else if (number < 2) errors.add(location, 'parallel', 'must be greater than or equal to 2')
+  else if (number > 50) errors.add(location, 'parallel', 'must be less than or equal to 50')
   else return number
   return null
 }
 
 /** A hidden job (`.name`) is only a template: anything but nothing. */
 export function validateHiddenJob(name: string, config: unknown, errors: ConfigErrors): void {
-  if (isBlank(config)) errors.add(`jobs:${name}`, "config can't be blank")
+  if (isBlank(config)) errors.add(`jobs:${name}`, 'config', "can't be blank")
 }

@@ -11,9 +11,8 @@ function expandParallel(jobs: readonly ValidatedJob[]): Omit<CiJob, 'stageIndex'
   for (const job of jobs) {
     if (job.parallel !== null) instances.set(job.name, Array.from({ length: job.parallel }, (_, i) => `${job.name} ${i + 1}/${job.parallel}`))
   }
-  const withDependencies = (job: ValidatedJob) => job.dependencies?.flatMap((name) => instances.get(name) ?? [name]) ?? null
   return jobs.flatMap(({ parallel: total, ...job }): Omit<CiJob, 'stageIndex'>[] => {
-    const dependencies = withDependencies({ ...job, parallel: total })
+    const dependencies = job.dependencies?.flatMap((name) => instances.get(name) ?? [name]) ?? null
     if (total === null) return [{ ...job, dependencies, parallel: null }]
     return instances.get(job.name)!.map((name, i) => ({ ...job, name, dependencies, parallel: { index: i + 1, total } }))
   })

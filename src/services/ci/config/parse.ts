@@ -28,7 +28,7 @@ export async function parseCiConfig(content: string, options: ParseCiConfigOptio
   const errors = new ConfigErrors()
   const globals = validateGlobal(root, errors)
   const jobEntries = Object.entries(root).filter(([key]) => !GLOBAL_KEYS.includes(key))
-  if (!jobEntries.some(([name]) => !name.startsWith('.'))) errors.add('jobs', 'config should contain at least one visible job')
+  if (!jobEntries.some(([name]) => !name.startsWith('.'))) errors.add('jobs', 'config', 'should contain at least one visible job')
   const jobs: ValidatedJob[] = []
   for (const [name, config] of jobEntries) {
     if (name.startsWith('.')) validateHiddenJob(name, config, errors)

@@ -31,6 +31,9 @@ export function safeRegExpTest(source: string, flags: string, input: string): bo
     return runTest.runInContext(sandbox, { timeout: TIME_LIMIT_MS }) === true
   } catch {
     return false
+  } finally {
+    // Not kept alive between matches: an input may be a quarter of a megabyte.
+    sandbox.input = ''
   }
 }
 
