@@ -36,6 +36,8 @@ const CASES: { name: string; policy: string; context: Partial<PipelineContext>; 
   { name: 'merge requests', policy: 'only: [merge_requests]', context: { source: 'merge_request', ref: 'feature' }, included: true },
   { name: 'a ref of this project', policy: 'only: [branches@group/app]', context: { projectPath: 'group/app' }, included: true },
   { name: 'a ref of another project (a fork)', policy: 'only: [branches@group/app]', context: { projectPath: 'fork/app' }, included: false },
+  { name: 'a regular expression of this project', policy: 'only: [/^rel/@group/app]', context: { ref: 'release', projectPath: 'group/app' }, included: true },
+  { name: 'a project-qualified ref without a project path', policy: 'only: [master@group/app]', context: {}, included: false },
   { name: 'except a branch', policy: 'except: [master]', context: {}, included: false },
   { name: 'except another branch', policy: 'except: [master]', context: { ref: 'feature' }, included: true },
   { name: 'except tags, for a tag', policy: 'except: [tags]', context: TAG_PUSH, included: false },

@@ -31,8 +31,9 @@ function namesSource(pattern: string, source: PipelineSource): boolean {
 }
 
 function refMatches(entry: string, context: PipelineContext): boolean {
-  // `/regex/` may hold an `@`; only a plain pattern is split from a project path.
-  const at = entry.startsWith('/') ? -1 : entry.indexOf('@')
+  // Split at the first `@` even in a `/regex/`, as the original does (its documentation has `\x40`
+  // match an `@` in a ref), so `/^release/@group/app` is a pattern and a project.
+  const at = entry.indexOf('@')
   const pattern = at < 0 ? entry : entry.slice(0, at)
   if (at >= 0 && entry.slice(at + 1) !== context.projectPath) return false
   if (pattern === 'tags') return context.tag

@@ -109,7 +109,8 @@ export function validateJob(name: string, config: unknown, globals: GlobalEntrie
   const at = (key: string) => `${location}:${key}`
   const beforeScript = optional(config.before_script, (v) => scriptEntry(v, at('before_script'), errors))
   const script = optional(config.script, (v) => commandsEntry(v, at('script'), errors))
-  const stage = optional(config.stage, (v) => stageEntry(v, at('stage'), errors)) ?? optional(config.type, (v) => stageEntry(v, at('type'), errors))
+  const stage = optional(config.stage, (v) => stageEntry(v, at('stage'), errors))
+  const deprecatedStage = optional(config.type, (v) => stageEntry(v, at('type'), errors))
   const afterScript = optional(config.after_script, (v) => scriptEntry(v, at('after_script'), errors))
   const cache = optional(config.cache, (v) => cacheEntry(v, at('cache'), errors))
   const image = optional(config.image, (v) => imageEntry(v, at('image'), errors))
@@ -125,7 +126,7 @@ export function validateJob(name: string, config: unknown, globals: GlobalEntrie
 
   return {
     name,
-    stage: stage ?? 'test',
+    stage: stage ?? deprecatedStage ?? 'test',
     beforeScript: beforeScript ?? globals.beforeScript ?? [],
     script: script!,
     afterScript: afterScript ?? globals.afterScript ?? [],
