@@ -24,6 +24,8 @@ export class ConfigErrors {
   }
 }
 
+/** Whether the file gives a value: null (`key:` alone) counts as not given, as in the original. */
+export const given = (value: unknown) => value !== undefined && value !== null
 export const isString = (value: unknown): value is string => typeof value === 'string'
 export const isArrayOfStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString)
 
@@ -79,27 +81,24 @@ export function variablesEntry(value: unknown, location: string, errors: ConfigE
   return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, String(item)]))
 }
 
-function imageLike(value: unknown, allowed: readonly string[], location: string, errors: ConfigErrors): (CiService & YamlHash) | null {
+function imageLike(value: unknown, allowed: readonly string[], location: string, errors: ConfigErrors): CiService | null {
   if (isString(value)) return { name: value }
   if (!isYamlHash(value)) {
     errors.add(location, 'config', 'should be a hash or a string')
     return null
   }
-  checkKeys(value, allowed, location, errors)
   const before = errors.messages.length
+  checkKeys(value, allowed, location, errors)
   if (!isString(value.name)) errors.add(location, 'name', 'should be a String')
   if (isBlank(value.name)) errors.add(location, 'name', "can't be blank")
-  for (const key of ['entrypoint', 'command'] as const) {
-    if (allowed.includes(key) && value[key] !== undefined && value[key] !== null && !isArrayOfStrings(value[key])) {
-      errors.add(location, key, 'should be an array of strings')
-    }
-  }
-  if (allowed.includes('alias') && value.alias !== undefined && value.alias !== null && !isString(value.alias)) {
-    errors.add(location, 'alias', 'should be a String')
-  }
+  if (given(value.entrypoint) && !isArrayOfStrings(value.entrypoint)) errors.add(location, 'entrypoint', 'should be an array of strings')
+  if (given(value.command) && !isArrayOfStrings(value.command)) errors.add(location, 'command', 'should be an array of strings')
+  if (given(value.alias) && !isString(value.alias)) errors.add(location, 'alias', 'should be a String')
   if (errors.messages.length > before) return null
-  const image: CiService & YamlHash = { name: value.name as string }
-  for (const key of ['entrypoint', 'command', 'alias'] as const) if (value[key] !== undefined && value[key] !== null) image[key] = value[key] as never
+  const image: CiService = { name: value.name as string }
+  if (given(value.entrypoint)) image.entrypoint = value.entrypoint as string[]
+  if (given(value.command)) image.command = value.command as string[]
+  if (given(value.alias)) image.alias = value.alias as string
   return image
 }
 
@@ -138,16 +137,16 @@ export function cacheEntry(value: unknown, location: string, errors: ConfigError
   const policy = value.policy ?? 'pull-push'
   if (!CACHE_POLICIES.includes(policy as never)) errors.add(location, 'policy', 'should be pull-push, push, or pull')
   let key = 'default'
-  if (value.key !== undefined && value.key !== null) {
+  if (given(value.key)) {
     if (!isString(value.key)) errors.add(`${location}:key`, 'config', 'should be a string or symbol')
     else if (decodeURIComponentSafely(value.key).includes('/')) errors.add(`${location}:key`, 'config', 'cannot contain the "/" character')
     else if (['.', '..'].includes(decodeURIComponentSafely(value.key))) errors.add(`${location}:key`, 'config', 'cannot be "." or ".."')
     else key = value.key
   }
-  const untracked = value.untracked === undefined || value.untracked === null ? false : booleanEntry(value.untracked, `${location}:untracked`, errors)
-  const paths = value.paths === undefined || value.paths === null ? [] : pathsEntry(value.paths, `${location}:paths`, errors)
-  if (errors.messages.length > before || untracked === null || paths === null) return null
-  return { key, paths, untracked, policy: policy as CiCache['policy'] }
+  const untracked = given(value.untracked) ? booleanEntry(value.untracked, `${location}:untracked`, errors) : false
+  const paths = given(value.paths) ? pathsEntry(value.paths, `${location}:paths`, errors) : []
+  if (errors.messages.length > before) return null
+  return { key, paths: paths!, untracked: untracked!, policy: policy as CiCache['policy'] }
 }
 
 /** Ruby's CGI.unescape: a key is checked for `/` as it will be used, after %-decoding. */
@@ -176,14 +175,14 @@ export function artifactsEntry(value: unknown, location: string, errors: ConfigE
   }
   const before = errors.messages.length
   checkKeys(value, ['name', 'untracked', 'paths', 'reports', 'when', 'expire_in'], location, errors)
-  const given = (key: string) => value[key] !== undefined && value[key] !== null
-  if (given('name') && !isString(value.name)) errors.add(location, 'name', 'should be a String')
-  if (given('untracked') && typeof value.untracked !== 'boolean') errors.add(location, 'untracked', 'should be a boolean value')
-  if (given('paths') && !isArrayOfStrings(value.paths)) errors.add(location, 'paths', 'should be an array of strings')
-  if (given('when') && !ARTIFACTS_WHEN.includes(value.when as never)) errors.add(location, 'when', 'should be on_success, on_failure or always')
-  if (given('expire_in') && !(isString(value.expire_in) && parseDuration(value.expire_in) !== null)) errors.add(location, 'expire_in', 'should be a duration')
+  const has = (key: string) => given(value[key])
+  if (has('name') && !isString(value.name)) errors.add(location, 'name', 'should be a String')
+  if (has('untracked') && typeof value.untracked !== 'boolean') errors.add(location, 'untracked', 'should be a boolean value')
+  if (has('paths') && !isArrayOfStrings(value.paths)) errors.add(location, 'paths', 'should be an array of strings')
+  if (has('when') && !ARTIFACTS_WHEN.includes(value.when as never)) errors.add(location, 'when', 'should be on_success, on_failure or always')
+  if (has('expire_in') && !(isString(value.expire_in) && parseDuration(value.expire_in) !== null)) errors.add(location, 'expire_in', 'should be a duration')
   const reports: Record<string, string[]> = {}
-  if (given('reports')) {
+  if (has('reports')) {
     const reportsLocation = `${location}:reports`
     if (!isYamlHash(value.reports)) errors.add(reportsLocation, 'config', 'should be a hash')
     else {
@@ -197,11 +196,11 @@ export function artifactsEntry(value: unknown, location: string, errors: ConfigE
   }
   if (errors.messages.length > before) return null
   return {
-    name: given('name') ? value.name as string : null,
-    paths: given('paths') ? value.paths as string[] : [],
+    name: has('name') ? value.name as string : null,
+    paths: has('paths') ? value.paths as string[] : [],
     untracked: value.untracked === true,
-    when: given('when') ? value.when as CiArtifacts['when'] : 'on_success',
-    expireIn: given('expire_in') ? value.expire_in as string : null,
+    when: has('when') ? value.when as CiArtifacts['when'] : 'on_success',
+    expireIn: has('expire_in') ? value.expire_in as string : null,
     reports,
   }
 }
@@ -220,17 +219,17 @@ export function environmentEntry(value: unknown, location: string, errors: Confi
   if (isYamlHash(value)) checkKeys(value, ['name', 'url', 'action', 'on_stop'], location, errors)
   if (isBlank(hash.name)) errors.add(location, 'name', "can't be blank")
   if (!isString(hash.name) || !ENVIRONMENT_NAME.test(hash.name)) errors.add(location, 'name', ENVIRONMENT_NAME_MESSAGE)
-  const given = (key: string) => hash[key] !== undefined && hash[key] !== null
-  if (given('url') && !isString(hash.url)) errors.add(location, 'url', 'must be a valid URL')
-  else if (given('url') && (hash.url as string).length > 255) errors.add(location, 'url', 'is too long (maximum is 255 characters)')
-  if (given('action') && hash.action !== 'start' && hash.action !== 'stop') errors.add(location, 'action', 'should be start or stop')
-  if (given('on_stop') && !isString(hash.on_stop)) errors.add(location, 'on_stop', 'should be a String')
+  const has = (key: string) => given(hash[key])
+  if (has('url') && !isString(hash.url)) errors.add(location, 'url', 'must be a valid URL')
+  else if (has('url') && (hash.url as string).length > 255) errors.add(location, 'url', 'is too long (maximum is 255 characters)')
+  if (has('action') && hash.action !== 'start' && hash.action !== 'stop') errors.add(location, 'action', 'should be start or stop')
+  if (has('on_stop') && !isString(hash.on_stop)) errors.add(location, 'on_stop', 'should be a String')
   if (errors.messages.length > before) return null
   return {
     name: hash.name as string,
-    url: given('url') ? hash.url as string : null,
-    action: given('action') ? hash.action as CiEnvironment['action'] : 'start',
-    onStop: given('on_stop') ? hash.on_stop as string : null,
+    url: has('url') ? hash.url as string : null,
+    action: has('action') ? hash.action as CiEnvironment['action'] : 'start',
+    onStop: has('on_stop') ? hash.on_stop as string : null,
   }
 }
 
@@ -273,7 +272,7 @@ export function retryEntry(value: unknown, location: string, errors: ConfigError
   else if (!Number.isInteger(max)) errors.add(location, 'max', 'must be an integer')
   else checkMax(max, 'max')
   let when = ['always']
-  if (value.when !== undefined && value.when !== null) {
+  if (given(value.when)) {
     if (isString(value.when)) {
       if (!RETRY_WHEN.includes(value.when)) errors.add(location, 'when', 'is not included in the list')
       when = [value.when]
@@ -307,18 +306,18 @@ export function policyEntry(value: unknown, location: string, errors: ConfigErro
   const before = errors.messages.length
   if (isBlank(value)) errors.add(location, 'config', "can't be blank")
   checkKeys(value, ['refs', 'kubernetes', 'variables', 'changes'], location, errors)
-  const given = (key: string) => value[key] !== undefined && value[key] !== null
+  const has = (key: string) => given(value[key])
   if (isArrayOfStrings(value.variables) && !value.variables.every(isValidExpression)) errors.add(location, 'variables', 'Invalid expression syntax')
-  if (given('refs') && !isArrayOfStringsOrRegexps(value.refs)) errors.add(location, 'refs', 'should be an array of strings or regexps')
-  if (given('kubernetes') && value.kubernetes !== 'active') errors.add(location, 'kubernetes', `unknown value: ${String(value.kubernetes)}`)
-  if (given('variables') && !isArrayOfStrings(value.variables)) errors.add(location, 'variables', 'should be an array of strings')
-  if (given('changes') && !isArrayOfStrings(value.changes)) errors.add(location, 'changes', 'should be an array of strings')
+  if (has('refs') && !isArrayOfStringsOrRegexps(value.refs)) errors.add(location, 'refs', 'should be an array of strings or regexps')
+  if (has('kubernetes') && value.kubernetes !== 'active') errors.add(location, 'kubernetes', `unknown value: ${String(value.kubernetes)}`)
+  if (has('variables') && !isArrayOfStrings(value.variables)) errors.add(location, 'variables', 'should be an array of strings')
+  if (has('changes') && !isArrayOfStrings(value.changes)) errors.add(location, 'changes', 'should be an array of strings')
   if (errors.messages.length > before) return null
   return {
-    refs: given('refs') ? value.refs as string[] : null,
-    variables: given('variables') ? value.variables as string[] : null,
-    changes: given('changes') ? value.changes as string[] : null,
-    kubernetes: given('kubernetes') ? 'active' : null,
+    refs: has('refs') ? value.refs as string[] : null,
+    variables: has('variables') ? value.variables as string[] : null,
+    changes: has('changes') ? value.changes as string[] : null,
+    kubernetes: has('kubernetes') ? 'active' : null,
   }
 }
 

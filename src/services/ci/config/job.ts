@@ -2,7 +2,7 @@
 // entry's own checks first, then its children in the order GitLab declares them. A job takes the
 // global before_script, after_script, image, services and cache when it has none of its own.
 import {
-  artifactsEntry, cacheEntry, checkKeys, commandsEntry, ConfigErrors, coverageEntry, durationWithin, environmentEntry,
+  artifactsEntry, cacheEntry, checkKeys, given, commandsEntry, ConfigErrors, coverageEntry, durationWithin, environmentEntry,
   imageEntry, isArrayOfStrings, isBlank, isString, policyEntry, retryEntry, scriptEntry, servicesEntry, stageEntry,
   stagesEntry, variablesEntry,
 } from './entries.js'
@@ -52,8 +52,6 @@ export interface ValidatedJob {
   retry: CiRetry | null
   parallel: number | null
 }
-
-const given = (value: unknown) => value !== undefined && value !== null
 
 /** A value, validated by `entry` when the file gives one. */
 function optional<T>(value: unknown, entry: (value: unknown) => T | null): T | null {
