@@ -2,6 +2,8 @@
 // 11.5's messages) it must come to.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import fc from 'fast-check'
+import { stringify } from 'yaml'
 import { parseCiConfig } from '../../src/services/ci/config/parse.js'
 import type { CiJob, CiPipelineDefinition } from '../../src/services/ci/config/types.js'
 
@@ -221,6 +223,11 @@ staging:
     },
   },
   {
+    name: 'the first YAML document only, as Psych reads a stream',
+    yaml: 'rspec:\n  script: x\n---\nlint: [\n',
+    names: ['rspec'],
+  },
+  {
     name: 'local includes through the reader, the file winning over them',
     yaml: 'include: [/ci/base.yml, {local: ci/more.yaml}]\nvariables: {A: main}\nrspec:\n  script: rspec\n',
     files: { 'ci/base.yml': 'variables: {A: base, B: base}\nlint:\n  script: lint\n', 'ci/more.yaml': 'variables: {B: more, C: more}\n' },
@@ -233,6 +240,7 @@ const INVALID: InvalidCase[] = [
   { name: 'blank content', yaml: '  \n', errors: ['Please provide content of .gitlab-ci.yml'] },
   { name: 'a root that is not a hash', yaml: '- rspec\n', errors: ['Invalid configuration format'] },
   { name: 'bad YAML', yaml: 'rspec: [\n', errors: ['(<unknown>): Flow sequence in block collection must be sufficiently indented and end with a ] at line 2, column 1:'] },
+  { name: 'an alias of no anchor', yaml: 'rspec: *nothing\n', errors: ['(<unknown>): Unresolved alias (the anchor must be set before the alias): nothing'] },
   { name: 'no visible job', yaml: '.hidden:\n  script: x\n', errors: ['jobs config should contain at least one visible job'] },
   { name: 'a job that is not a hash', yaml: 'rspec: rake\n', errors: ['jobs:rspec config should be a hash'] },
   { name: 'an empty job', yaml: 'rspec:\n', errors: ["jobs:rspec config can't be blank", "jobs:rspec script can't be blank"] },
@@ -391,6 +399,21 @@ describe('CI file: what could exhaust the server', () => {
     const result = await parseCiConfig('.v: &v {A: a}\n.base:\n  variables: {B: b}\nrspec:\n  extends: .base\n  variables: *v\n  script: x\nlint:\n  variables: *v\n  script: x\n')
     assert.ok(result.ok)
     assert.deepEqual(result.config.jobs.map((job) => job.variables), [{ A: 'a', B: 'b' }, { A: 'a' }])
+  })
+
+  it('never throws, whatever mapping of CI keys and values the file holds', async () => {
+    const key = fc.constantFrom('script', 'stage', 'only', 'except', 'variables', 'image', 'services', 'cache', 'artifacts',
+      'environment', 'retry', 'parallel', 'when', 'start_in', 'extends', 'include', 'dependencies', 'refs', 'changes', 'name',
+      'paths', 'key', 'max', 'on_stop', 'action', 'reports', '.base', 'rspec', '__proto__', 'constructor')
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.string({ maxLength: 6 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null),
+        fc.constantFrom('/a+/', '$A == "x"', '1 day', 'delayed', '.base', 'rspec', 'ci.yml'),
+        fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(key, tie('value'), { maxKeys: 4 })),
+    }))
+    await fc.assert(fc.asyncProperty(fc.dictionary(key, value, { maxKeys: 5 }), async (root) => {
+      const result = await parseCiConfig(stringify(root), { readLocalFile: async () => 'lint:\n  script: x\n' })
+      assert.equal(typeof result.ok, 'boolean')
+    }), { numRuns: 500, seed: 20261127 })
   })
 
   it('reads `__proto__` as a plain name', async () => {

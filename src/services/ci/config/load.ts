@@ -2,7 +2,7 @@
 // 1.1, so `yes`/`no`/`on`/`off` are booleans and `<<` merges mappings; the root must be a mapping.
 // A CI file is anyone's to push, so reading it is bounded: its size, how often aliases expand
 // (a "billion laughs" file) and how deep it nests, each refused with an error rather than memory.
-import { parseDocument, type ScalarTag, type Tags } from 'yaml'
+import { parseAllDocuments, type ScalarTag, type Tags } from 'yaml'
 import { isYamlHash, type YamlHash } from './types.js'
 
 /** The original's later limits (Gitlab::Config::Loader::Yaml): 1 MiB and 100 levels. */
@@ -60,7 +60,7 @@ function toPlain(value: unknown, budget: { values: number }, depth: number): unk
   }
   if (Array.isArray(value)) return value.map((item) => toPlain(item, budget, depth + 1))
   if (value instanceof Set) return [...value].map((item) => toPlain(item, budget, depth + 1))
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64')
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8')
   return value
 }
 
@@ -69,7 +69,10 @@ export function loadCiYaml(content: string): LoadResult {
   if (Buffer.byteLength(content, 'utf8') > MAX_CI_FILE_BYTES) return { ok: false, error: 'The parsed YAML is too big' }
   if (nestsTooDeep(content)) return { ok: false, error: 'The parsed YAML is too deep' }
   try {
-    const doc = parseDocument(content, { version: '1.1', schema: 'yaml-1.1', customTags: psychTags, uniqueKeys: false })
+    // Psych reads the first document of a stream and ignores the rest.
+    const parsed = parseAllDocuments(content, { version: '1.1', schema: 'yaml-1.1', customTags: psychTags, uniqueKeys: false })
+    const doc = Array.isArray(parsed) ? parsed[0] : undefined
+    if (doc === undefined) return { ok: false, error: 'Invalid configuration format' }
     const [syntaxError] = doc.errors
     if (syntaxError !== undefined) return { ok: false, error: `(<unknown>): ${syntaxError.message.split('\n')[0]}` }
     const value = toPlain(doc.toJS({ mapAsMap: true, maxAliasCount: MAX_ALIAS_EXPANSIONS }), { values: MAX_VALUES }, 0)
@@ -78,7 +81,10 @@ export function loadCiYaml(content: string): LoadResult {
     if (error instanceof LoadLimitError) return { ok: false, error: error.message }
     // The parser recurses once per nesting level: a file nested past the stack is too deep.
     if (error instanceof RangeError) return { ok: false, error: 'The parsed YAML is too deep' }
-    if (error instanceof ReferenceError) return { ok: false, error: 'The parsed YAML is too big' }
+    if (error instanceof ReferenceError) {
+      const tooManyAliases = /resource exhaustion/.test(error.message)
+      return { ok: false, error: tooManyAliases ? 'The parsed YAML is too big' : `(<unknown>): ${error.message}` }
+    }
     throw error
   }
 }
