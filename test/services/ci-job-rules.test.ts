@@ -78,6 +78,6 @@ describe('jobIncluded: only and except', () => {
     const job = await policiesOf('only: [/^(a+)+$/]')
     const started = performance.now()
     assert.equal(jobIncluded(job, { ...BRANCH_PUSH, ref: `${'a'.repeat(40)}!` }), false)
-    assert.ok(performance.now() - started < 2000)
+    assert.ok(performance.now() - started < 5000)
   })
 })
