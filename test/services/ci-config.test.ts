@@ -395,6 +395,13 @@ describe('CI file: what could exhaust the server', () => {
     assert.ok(performance.now() - started < 1000)
   })
 
+  it('refuses includes that together pass 4 MiB', async () => {
+    const big = `variables: {A: "${'x'.repeat(900 * 1024)}"}\n`
+    const includes = Array.from({ length: 5 }, (_, i) => `f${i}.yml`)
+    const result = await parseCiConfig(`include: [${includes.join(', ')}]\nrspec:\n  script: x\n`, { readLocalFile: async () => big })
+    assert.deepEqual(result, { ok: false, errors: ['The parsed YAML is too big'] })
+  })
+
   it('keeps aliases apart: extending one use of an anchor changes no other', async () => {
     const result = await parseCiConfig('.v: &v {A: a}\n.base:\n  variables: {B: b}\nrspec:\n  extends: .base\n  variables: *v\n  script: x\nlint:\n  variables: *v\n  script: x\n')
     assert.ok(result.ok)

@@ -13,6 +13,8 @@ export type ReadLocalFile = (path: string) => Promise<string | null>
 
 /** GitLab's later limit, so a file cannot make the caller read the repository without end. */
 const MAX_INCLUDES = 100
+/** All included files together, each being at most 1 MiB: what they expand to stays bounded too. */
+const MAX_INCLUDED_BYTES = 4 * 1024 * 1024
 const YAML_EXTENSION = /\.(yml|yaml)$/i
 
 type IncludeLocation = { kind: 'local' | 'remote'; location: string }
@@ -32,13 +34,15 @@ function locations(include: unknown): IncludeLocation[] | string {
   return found
 }
 
-async function readInclude({ kind, location }: IncludeLocation, readLocalFile: ReadLocalFile | undefined): Promise<YamlHash | string> {
+async function readInclude({ kind, location }: IncludeLocation, readLocalFile: ReadLocalFile | undefined, read: { bytes: number }): Promise<YamlHash | string> {
   if (!YAML_EXTENSION.test(location)) return `Included file \`${location}\` does not have YAML extension!`
   if (kind === 'remote') return `Remote file \`${location}\` was not fetched: Ingot does not fetch remote includes`
   if (readLocalFile === undefined) return `Local file \`${location}\` does not have project!`
   const content = await readLocalFile(location.replace(/^\/+/, ''))
   if (content === null) return `Local file \`${location}\` does not exist!`
   if (content.trim() === '') return `Included file \`${location}\` is empty or does not exist!`
+  read.bytes += Buffer.byteLength(content, 'utf8')
+  if (read.bytes > MAX_INCLUDED_BYTES) return 'The parsed YAML is too big'
   const loaded = loadCiYaml(content)
   return loaded.ok ? loaded.value : `Included file \`${location}\` does not have valid YAML syntax!`
 }
@@ -53,8 +57,9 @@ export async function resolveIncludes(root: YamlHash, readLocalFile?: ReadLocalF
   if (found.length > MAX_INCLUDES) return { ok: false, errors: [`Maximum of ${MAX_INCLUDES} includes are allowed`] }
   let merged: YamlHash = content
   const errors: string[] = []
+  const read = { bytes: 0 }
   for (const location of found) {
-    const file = await readInclude(location, readLocalFile)
+    const file = await readInclude(location, readLocalFile, read)
     if (typeof file === 'string') errors.push(file)
     else {
       const { include: _nested, ...included } = file

@@ -6,7 +6,7 @@ import { parseAllDocuments, type ScalarTag, type Tags } from 'yaml'
 import { isYamlHash, type YamlHash } from './types.js'
 
 /** The original's later limits (Gitlab::Config::Loader::Yaml): 1 MiB and 100 levels. */
-export const MAX_CI_FILE_BYTES = 1024 * 1024
+const MAX_CI_FILE_BYTES = 1024 * 1024
 const MAX_DEPTH = 100
 /** Values once aliases are expanded: far above any real file, far below what exhausts memory. */
 const MAX_VALUES = 500_000
