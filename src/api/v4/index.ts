@@ -4,6 +4,7 @@ import applicationSettings from './application-settings.js'
 import awardEmoji from './award-emoji.js'
 import boards from './boards.js'
 import branches from './branches.js'
+import ciLint from './ci-lint.js'
 import commits from './commits.js'
 import customAttributes from './custom-attributes.js'
 import discussions from './discussions.js'
@@ -40,6 +41,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(awardEmoji)
   await app.register(boards)
   await app.register(branches)
+  await app.register(ciLint)
   await app.register(commits)
   await app.register(customAttributes)
   await app.register(discussions)

@@ -115,4 +115,7 @@ assert project.notificationsettings.get().level == 'watch'
 assert gl.notificationsettings.get().level == 'participating'
 assert gl.settings.get().default_branch_protection == 2
 
+assert gl.lint('rspec:\n  script: rake spec\n') == (True, [])
+assert gl.lint('rspec:\n  scrpt: rake spec\n') == (False, ['jobs:rspec config contains unknown keys: scrpt', "jobs:rspec script can't be blank"])
+
 print('ok')
