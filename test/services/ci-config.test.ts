@@ -279,7 +279,7 @@ const INVALID: InvalidCase[] = [
   },
   {
     name: 'only and except mistakes',
-    yaml: 'a:\n  script: x\n  only: master\nb:\n  script: x\n  except: {refs: [1], kubernetes: passive, variables: [$A === 1], foo: 1}\nc:\n  script: x\n  only: [/(/]\n',
+    yaml: 'a:\n  script: x\n  only: master\nb:\n  script: x\n  except: {refs: [1], kubernetes: passive, variables: [$A === 1], foo: 1}\nc:\n  script: x\n  only: [/(/]\nd:\n  script: x\n  only: [/^(a)\\1$/]\n',
     errors: [
       'jobs:a:only has to be either an array of conditions or a hash',
       'jobs:b:except config contains unknown keys: foo',
@@ -287,6 +287,8 @@ const INVALID: InvalidCase[] = [
       'jobs:b:except refs should be an array of strings or regexps',
       'jobs:b:except kubernetes unknown value: passive',
       'jobs:c:only config should be an array of strings or regexps',
+      // RE2 has no backreferences: refused when the file is read, not when a pipeline matches it.
+      'jobs:d:only config should be an array of strings or regexps',
     ],
   },
   { name: 'coverage not a regular expression', yaml: 'rspec:\n  script: x\n  coverage: "\\\\d+%"\n', errors: ['jobs:rspec:coverage config must be a regular expression'] },
