@@ -62,12 +62,22 @@ export async function authenticateGitClient(ctx: AppContext, authorization: stri
     }
     return token
   }
-  const { client, attempt } = await byPassword(db, credentials.login, credentials.password, address)
+  return authenticateByPassword(ctx, credentials.login, credentials.password, address)
+}
+
+/**
+ * A user's login and password as git over HTTP checks them (and OAuth's password grant, as the
+ * original's find_with_user_password): refused while password_authentication_enabled_for_git is off,
+ * for blocked users and users with two-factor authentication; failures count towards bans.
+ */
+export async function authenticateByPassword(ctx: AppContext, login: string, password: string, address: string): Promise<GitClient> {
+  const bans = ctx.throttles.signInBans
+  const { client, attempt } = await byPassword(ctx.db, login, password, address)
   if (client.kind === 'user' && await bans.accountBanned(attempt)) return refused(ACCESS_DENIED, true)
   if (client.kind === 'refused') await bans.failed(attempt)
   if (client.kind === 'user') {
     await bans.succeeded(attempt)
-    await recordActivity(db, client.actor.token, client.actor.user)
+    await recordActivity(ctx.db, client.actor.token, client.actor.user)
   }
   return client
 }

@@ -124,10 +124,11 @@ export async function findApplicationByUid(db: Db, uid: string): Promise<OauthAp
   return (await db.selectFrom('oauth_applications').selectAll().where('uid', '=', uid).executeTakeFirst()) ?? null
 }
 
-/** Every application (owner null: the administrators'), or one user's own, oldest first. */
-export async function listApplications(db: Db, filter: { ownerId?: number } = {}): Promise<OauthApplicationRow[]> {
+/** Every application, or one user's own, or (owner null) the administrators', oldest first. */
+export async function listApplications(db: Db, filter: { ownerId?: number | null } = {}): Promise<OauthApplicationRow[]> {
   let query = db.selectFrom('oauth_applications').selectAll().orderBy('id')
-  if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId)
+  if (filter.ownerId === null) query = query.where('owner_id', 'is', null)
+  else if (filter.ownerId !== undefined) query = query.where('owner_id', '=', filter.ownerId)
   return query.execute()
 }
 
