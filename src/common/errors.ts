@@ -84,10 +84,10 @@ export const OAUTH_ERROR_DESCRIPTIONS = {
 
 export type OauthErrorCode = keyof typeof OAUTH_ERROR_DESCRIPTIONS
 
-/** An error of the OAuth endpoints as Doorkeeper 4.3.2 answers every one: 401, the code and its text (and the request's state). */
-export const oauthError = (code: OauthErrorCode, state?: string) => {
+/** An error of the OAuth endpoints as Doorkeeper 4.3.2 answers every one: 401, the code and its text, never cached. */
+export const oauthError = (code: OauthErrorCode) => {
   const description = OAUTH_ERROR_DESCRIPTIONS[code]
-  return new ApiError(401, { error: code, error_description: description, ...(state ? { state } : {}) }, {
+  return new ApiError(401, { error: code, error_description: description }, {
     'cache-control': 'no-store',
     pragma: 'no-cache',
     'www-authenticate': `Bearer realm="Doorkeeper", error="${code}", error_description="${description}"`,

@@ -65,7 +65,7 @@ describe('POST /oauth/token', () => {
       assertOauthError(json, 'invalid_request')
     })
 
-    it('carries the state of the request in the error only when the spec says so (never for the token endpoint)', async () => {
+    it('carries no state: token requests have none (Doorkeeper adds it to authorization errors only)', async () => {
       const res = await tokenRequest(t, { grant_type: 'nonsense', state: 'abc' })
       assert.equal(res.body.state, undefined)
     })

@@ -5,7 +5,9 @@ import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { OauthApplicationRow } from '../../db/schema.js'
 import { oauthError } from '../../common/errors.js'
+import { parseJsonArray } from '../../db/values.js'
 import { authenticateByPassword } from '../../auth/git-credentials.js'
+import { findUserById } from '../../finders/users-finder.js'
 import { applicationSecretMatches, findApplicationByUid, scopesOf } from './applications.js'
 import { redeemAuthorizationCode } from './authorization.js'
 import { signIdToken } from './openid.js'
@@ -51,7 +53,9 @@ async function optionalClient(db: Db, credentials: ClientCredentials | null): Pr
 }
 
 async function requiredClient(db: Db, credentials: ClientCredentials | null): Promise<OauthApplicationRow> {
-  return (await optionalClient(db, credentials)) ?? Promise.reject(oauthError('invalid_client'))
+  const application = await optionalClient(db, credentials)
+  if (application === null) throw oauthError('invalid_client')
+  return application
 }
 
 async function authorizationCodeGrant(ctx: AppContext, params: TokenParams, credentials: ClientCredentials | null): Promise<TokenAnswer> {
@@ -60,8 +64,8 @@ async function authorizationCodeGrant(ctx: AppContext, params: TokenParams, cred
   const grant = await redeemAuthorizationCode(ctx.db, { application, code: params.code, redirectUri: params.redirect_uri })
   if (grant === null) throw oauthError('invalid_grant')
   const scopes = requestedScopes(grant.scopes, null) ?? []
-  const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', grant.user_id).executeTakeFirstOrThrow()
-  if (user.state === 'blocked') throw oauthError('invalid_grant')
+  const user = await findUserById(ctx.db, grant.user_id)
+  if (user === null || user.state === 'blocked') throw oauthError('invalid_grant')
   const { answer } = await issueUserToken(ctx.db, { userId: user.id, application, scopes })
   if (!scopes.includes('openid')) return answer
   const idToken = await signIdToken({
@@ -91,12 +95,14 @@ async function refreshTokenGrant(db: Db, params: TokenParams, credentials: Clien
   // The client is optional, as in Doorkeeper 4.3.2; when it authenticates, the token must be its own.
   const application = await optionalClient(db, credentials)
   if (application !== null && token.application_id !== application.id) throw oauthError('invalid_client')
-  const original = JSON.parse(token.scopes) as string[]
+  const original = parseJsonArray(token.scopes)
   const scopes = params.scope ? requestedScopes(params.scope, original) : requestedScopes(original.join(' '), null)
   if (scopes === null) throw oauthError('invalid_scope')
-  const user = await db.selectFrom('users').select('state').where('id', '=', token.user_id).executeTakeFirstOrThrow()
-  if (user.state === 'blocked') throw oauthError('invalid_grant')
-  return (await rotateUserToken(db, token, scopes)) ?? Promise.reject(oauthError('invalid_grant'))
+  const user = await findUserById(db, token.user_id)
+  if (user === null || user.state === 'blocked') throw oauthError('invalid_grant')
+  const answer = await rotateUserToken(db, token, scopes)
+  if (answer === null) throw oauthError('invalid_grant')
+  return answer
 }
 
 async function clientCredentialsGrant(db: Db, params: TokenParams, credentials: ClientCredentials | null): Promise<TokenAnswer> {

@@ -9,7 +9,7 @@ import { OAUTH_SCOPES, type Scope } from '../../auth/actor.js'
 import { tokenDigest } from '../../auth/secrets.js'
 import { createAccessToken } from '../access-tokens/create-access-token.js'
 import { getApplicationSettings } from '../settings.js'
-import { generateOauthValue, scopesOf } from './applications.js'
+import { findApplicationById, generateOauthValue, scopesOf } from './applications.js'
 
 /** Doorkeeper's default_scopes in the original: what a request without `scope` asks for. */
 export const DEFAULT_OAUTH_SCOPES: readonly Scope[] = ['api']
@@ -104,8 +104,7 @@ export async function rotateUserToken(db: Db, old: AccessTokenRow, scopes: reado
   const revoked = await db.updateTable('access_tokens').set({ revoked: 1 })
     .where('id', '=', old.id).where('revoked', '=', 0).executeTakeFirst()
   if (Number(revoked.numUpdatedRows) === 0) return null
-  const application = old.application_id === null ? null
-    : (await db.selectFrom('oauth_applications').selectAll().where('id', '=', old.application_id).executeTakeFirst()) ?? null
+  const application = old.application_id === null ? null : await findApplicationById(db, old.application_id)
   return (await issueUserToken(db, { userId: old.user_id, application, scopes })).answer
 }
 
