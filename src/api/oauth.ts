@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type TObject, type TOptional, type TUnknown } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { oauthError } from '../common/errors.js'
+import { basicCredentials } from '../auth/git-credentials.js'
 import { findUserById } from '../finders/users-finder.js'
 import { findApplicationById } from '../services/oauth/applications.js'
 import { authenticateClient, exchangeToken, type ClientCredentials, type TokenParams } from '../services/oauth/grants.js'
@@ -36,12 +37,8 @@ function stringParams(req: FastifyRequest): Record<string, string> {
 
 /** The client's uid and secret: HTTP Basic first, then the body, as Doorkeeper reads them; null when neither names a client. */
 function clientCredentialsOf(req: FastifyRequest): ClientCredentials | null {
-  const basic = req.headers.authorization?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i)?.[1]
-  if (basic !== undefined) {
-    const decoded = Buffer.from(basic, 'base64').toString('utf8')
-    const colon = decoded.indexOf(':')
-    if (colon !== -1) return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) }
-  }
+  const basic = basicCredentials(req.headers.authorization)
+  if (basic !== null) return { clientId: basic.login, clientSecret: basic.password }
   const { client_id: clientId = '', client_secret: clientSecret = '' } = stringParams(req)
   return clientId === '' && clientSecret === '' ? null : { clientId, clientSecret }
 }

@@ -36,7 +36,7 @@ const NEEDS_TOKEN = `${ACCESS_DENIED}\nYou must use a personal access token with
 const refused = (message: string, challenge: boolean): GitClient => ({ kind: 'refused', message, challenge })
 
 /** Login and password of a Basic Authorization header; null for any other header. */
-function basicCredentials(header: string | undefined): { login: string; password: string } | null {
+export function basicCredentials(header: string | undefined): { login: string; password: string } | null {
   const encoded = header?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i)?.[1]
   if (encoded === undefined) return null
   const decoded = Buffer.from(encoded, 'base64').toString('utf8')
