@@ -107,6 +107,9 @@ describe('POST /oauth/token', () => {
       const expired = await authorizeCode(browser, client)
       await t.ctx.db.updateTable('oauth_access_grants').set({ expires_at: Date.now() - 1 }).where('used_at', 'is', null).execute()
       assertOauthError(await tokenRequest(t, { grant_type: 'authorization_code', code: expired, redirect_uri: REDIRECT_URI, ...clientFields(client) }), 'invalid_grant')
+      await authorizeCode(browser, client)
+      const leftover = await t.ctx.db.selectFrom('oauth_access_grants').select('id').where('expires_at', '<=', Date.now()).execute()
+      assert.deepEqual(leftover, [], 'making a code removes the expired ones')
     })
 
     it('stores codes and tokens as digests only', async () => {

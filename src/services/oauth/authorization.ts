@@ -106,6 +106,8 @@ export async function approve(db: Db, userId: number, request: AuthorizationRequ
   }
   const code = generateOauthValue()
   const now = Date.now()
+  // Codes live ten minutes: the expired ones are removed whenever one is made.
+  await db.deleteFrom('oauth_access_grants').where('expires_at', '<=', now).execute()
   await db.insertInto('oauth_access_grants').values({
     application_id: request.application.id,
     user_id: userId,
