@@ -1,5 +1,6 @@
-// The key OpenID Connect id_tokens are signed with (RS256): made at first use in the data directory
-// (oidc-signing-key.pem, mode 0600) and kept there, so tokens signed before a restart still verify.
+// The key OpenID Connect id_tokens are signed with (RS256): made in the data directory
+// (oidc-signing-key.pem, mode 0600) when `ingot web` starts (or at first use, as in tests) and kept
+// there, so tokens signed before a restart still verify.
 // Its public half is published as a JWKS whose key id is the key's RFC 7638 thumbprint.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto'
 import path from 'node:path'
