@@ -97,7 +97,7 @@ const web: FastifyPluginAsync = async (app) => {
     if (visit.session === null) return redirect(reply, visit, SIGN_IN_PATH)
     if (!csrfVerified(req, visit)) return sendPage(reply, visit, 422, rejectedPage())
     await acceptTerms(app.ingot.db, visit.session.user.id)
-    return redirect(reply, visit, '/')
+    return redirect(reply, visit, takeReturnTo(req, visit, '/'))
   })
 
   app.get('/help', WEB, async (req, reply) => {

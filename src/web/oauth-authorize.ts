@@ -39,7 +39,7 @@ const oauthAuthorize: FastifyPluginAsync = async (app) => {
     const visit = await visitOf(req)
     const { user, redirectTo } = userOf(visit)
     if (user === undefined) {
-      if (redirectTo === SIGN_IN_PATH) rememberReturnTo(visit, req.url)
+      rememberReturnTo(visit, req.url)
       return redirect(reply, visit, redirectTo)
     }
     const { db } = req.ingot

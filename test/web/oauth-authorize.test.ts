@@ -1,10 +1,11 @@
-// The OAuth authorization endpoint (/oauth/authorize): signing in first and coming back (never to
-// another site), the consent page, Authorize and Deny (a form's _method or a real DELETE), the
+// The OAuth authorization endpoint (/oauth/authorize): signing in (and accepting enforced terms)
+// first and coming back (never to another site), the consent page, Authorize and Deny (a form's _method or a real DELETE), the
 // implicit flow, the error page for requests that cannot be redirected, consent skipped for
 // trusted applications and for scopes already granted, CSRF.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { OAUTH_ERROR_DESCRIPTIONS } from '../../src/common/errors.js'
+import { updateApplicationSettings } from '../../src/services/settings.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeUser } from '../helpers/factories.js'
 import { REDIRECT_URI, authorizeUrl, clientFields, makeApplication, tokenRequest, type TestApplication } from '../helpers/oauth.js'
@@ -44,6 +45,26 @@ describe('OAuth authorization page', () => {
     const consent = await visitor.get(url)
     assert.equal(consent.status, 200)
     assert.match(consent.text, /id="authorize"/)
+  })
+
+  it('sends a user who must accept the terms to them first, and back to the request afterwards', async () => {
+    // Through the service: root's token is refused too while root has not accepted the terms.
+    await updateApplicationSettings(t.ctx.db, { enforce_terms: true, terms: 'Be nice.' })
+    try {
+      await makeUser(t, { username: 'carol' })
+      const carol = new Browser(t)
+      await carol.signIn('carol')
+      const url = authorizeUrl(client)
+      const first = await carol.get(url)
+      assert.equal(first.status, 302)
+      assert.equal(first.headers.location, '/-/users/terms')
+      const token = await carol.csrfTokenFrom('/-/users/terms')
+      const accepted = await carol.post('/-/users/terms/accept', { authenticity_token: token })
+      assert.equal(accepted.headers.location, url)
+      assert.equal((await carol.get(url)).status, 200)
+    } finally {
+      await updateApplicationSettings(t.ctx.db, { enforce_terms: false })
+    }
   })
 
   it('never returns to another site after signing in', async () => {
