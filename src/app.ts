@@ -1,7 +1,7 @@
 // buildApp(ctx): the HTTP face of Ingot. Parsing (bracketed query and form parameters as the
 // original's Rack reads them, api/nested-params.ts), authentication, the error handler that keeps
-// every failure in the original's shapes, request ids, health checks and metrics, /api/v4, and
-// git over HTTP.
+// every failure in the original's shapes, request ids, health checks and metrics, /api/v4, git
+// over HTTP, the web pages and the OAuth provider.
 import { STATUS_CODES } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifySchema } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -28,6 +28,8 @@ import { sendExactJsonType } from './api/json-type.js'
 import web from './web/index.js'
 import applicationPages from './web/applications.js'
 import profilePages from './web/profile.js'
+import oauthAuthorize from './web/oauth-authorize.js'
+import oauth from './api/oauth.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -196,9 +198,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(uploads)
   await app.register(gitHttp)
   await app.register(projectPages)
+  await app.register(oauth)
   await app.register(web)
   await app.register(profilePages)
   await app.register(applicationPages)
+  await app.register(oauthAuthorize)
   return app
 }
 

@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { openContext, type AppContext } from './context.js'
 import { startLeftoverSweeps } from './services/sweep-leftovers.js'
 import { buildApp } from './app.js'
+import { signingKey } from './services/oauth/signing-key.js'
 import { INITIAL_ROOT_PASSWORD_FILE, seedRoot } from './services/users/seed-root.js'
 import { createLogger, logFormatFor } from './logger.js'
 import { runAdmin } from './cli/admin.js'
@@ -106,6 +107,9 @@ async function main(argv: string[]): Promise<number> {
     })
     return 0
   }
+  // The OpenID Connect signing key is made now, not at the first sign-in: a data directory that
+  // cannot keep it fails the start, and the key is in place before the first backup.
+  await signingKey(config.dataDir)
   const app = await buildApp(ctx)
   await app.listen({ port: config.port, host: config.host })
   if (config.webJobs && !options.includes('--no-jobs')) await ctx.jobs.start()

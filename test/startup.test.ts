@@ -20,6 +20,7 @@ import { REFRESH_STATISTICS } from '../src/services/projects/jobs.js'
 import { buildTestApp, createTestDatabase, ROOT_PASSWORD, testDatabaseServer, type TestApp } from './helpers/app.js'
 import { until } from './helpers/jobs.js'
 import { freePort } from './helpers/ports.js'
+import { SIGNING_KEY_FILE } from '../src/services/oauth/signing-key.js'
 
 const run = promisify(execFile)
 
@@ -209,6 +210,8 @@ describe('the ingot command', () => {
       const web = start(['web', '--no-jobs'], /Ingot is serving/, await freePort())
       try {
         await web.ready
+        // The OpenID Connect signing key is made at the start, readable by Ingot alone.
+        assert.equal((await fs.stat(path.join(t.ctx.config.dataDir, SIGNING_KEY_FILE))).mode & 0o777, 0o600)
         const id = await t.ctx.jobs.enqueue(REFRESH_STATISTICS, { projectId: 404_404 })
         await sleep(1_500)
         assert.deepEqual((await t.ctx.jobs.list({ kind: REFRESH_STATISTICS.name })).map((job) => [job.id, job.state]), [[id, 'waiting']])

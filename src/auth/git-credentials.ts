@@ -36,7 +36,7 @@ const NEEDS_TOKEN = `${ACCESS_DENIED}\nYou must use a personal access token with
 const refused = (message: string, challenge: boolean): GitClient => ({ kind: 'refused', message, challenge })
 
 /** Login and password of a Basic Authorization header; null for any other header. */
-function basicCredentials(header: string | undefined): { login: string; password: string } | null {
+export function basicCredentials(header: string | undefined): { login: string; password: string } | null {
   const encoded = header?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i)?.[1]
   if (encoded === undefined) return null
   const decoded = Buffer.from(encoded, 'base64').toString('utf8')
@@ -62,12 +62,22 @@ export async function authenticateGitClient(ctx: AppContext, authorization: stri
     }
     return token
   }
-  const { client, attempt } = await byPassword(db, credentials.login, credentials.password, address)
+  return authenticateByPassword(ctx, credentials.login, credentials.password, address)
+}
+
+/**
+ * A user's login and password as git over HTTP checks them (and OAuth's password grant, as the
+ * original's find_with_user_password): refused while password_authentication_enabled_for_git is off,
+ * for blocked users and users with two-factor authentication; failures count towards bans.
+ */
+export async function authenticateByPassword(ctx: AppContext, login: string, password: string, address: string): Promise<GitClient> {
+  const bans = ctx.throttles.signInBans
+  const { client, attempt } = await byPassword(ctx.db, login, password, address)
   if (client.kind === 'user' && await bans.accountBanned(attempt)) return refused(ACCESS_DENIED, true)
   if (client.kind === 'refused') await bans.failed(attempt)
   if (client.kind === 'user') {
     await bans.succeeded(attempt)
-    await recordActivity(db, client.actor.token, client.actor.user)
+    await recordActivity(ctx.db, client.actor.token, client.actor.user)
   }
   return client
 }

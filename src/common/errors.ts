@@ -67,3 +67,29 @@ export const invalidToken = (description: string) =>
   new ApiError(401, { error: 'invalid_token', error_description: description }, {
     'www-authenticate': `Bearer realm="Protected by OAuth 2.0", error="invalid_token", error_description="${description}"`,
   })
+
+/** Doorkeeper's English texts (its en locale, as the original ships it) for each OAuth error code. */
+export const OAUTH_ERROR_DESCRIPTIONS = {
+  invalid_request: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
+  invalid_redirect_uri: 'The redirect uri included is not valid.',
+  unauthorized_client: 'The client is not authorized to perform this request using this method.',
+  access_denied: 'The resource owner or authorization server denied the request.',
+  invalid_scope: 'The requested scope is invalid, unknown, or malformed.',
+  server_error: 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.',
+  unsupported_response_type: 'The authorization server does not support this response type.',
+  invalid_client: 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+  invalid_grant: 'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+  unsupported_grant_type: 'The authorization grant type is not supported by the authorization server.',
+} as const
+
+export type OauthErrorCode = keyof typeof OAUTH_ERROR_DESCRIPTIONS
+
+/** An error of the OAuth endpoints as Doorkeeper 4.3.2 answers every one: 401, the code and its text, never cached. */
+export const oauthError = (code: OauthErrorCode) => {
+  const description = OAUTH_ERROR_DESCRIPTIONS[code]
+  return new ApiError(401, { error: code, error_description: description }, {
+    'cache-control': 'no-store',
+    pragma: 'no-cache',
+    'www-authenticate': `Bearer realm="Doorkeeper", error="${code}", error_description="${description}"`,
+  })
+}

@@ -7,8 +7,8 @@
 // the first start (mode 0600). Sealed values name the key they were sealed with, so after a rotation
 // values sealed with a previous key (INGOT_PREVIOUS_SECRET_KEYS) are still opened, and resealed.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
-import fs from 'node:fs'
 import path from 'node:path'
+import { readOrCreateKeyFile } from './key-file.js'
 
 /** What a secret is for; each purpose has a key of its own. Add one per new kind of secret. */
 export type SecretPurpose = 'web_hooks.token' | 'integrations.secrets'
@@ -95,27 +95,11 @@ export class SecretBox {
   }
 }
 
-/**
- * The instance's secret box: the configured key, or the key file in the data directory, made now
- * when there is none. Several processes starting at once agree on one file: it is written aside
- * and linked into place, which only the first one does.
- */
+/** The instance's secret box: the configured key, or the key file in the data directory, made now when there is none. */
 export function openSecretBox(options: { dataDir: string; secretKey: string | null; previousSecretKeys: readonly string[] }): SecretBox {
   if (options.secretKey !== null) return new SecretBox(options.secretKey, options.previousSecretKeys)
   const file = path.join(options.dataDir, SECRET_KEY_FILE)
-  if (!fs.existsSync(file)) {
-    fs.mkdirSync(options.dataDir, { recursive: true })
-    const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
-    fs.writeFileSync(aside, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
-    try {
-      fs.linkSync(aside, file)
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-    } finally {
-      fs.unlinkSync(aside)
-    }
-  }
-  const key = fs.readFileSync(file, 'utf8').trim()
+  const key = readOrCreateKeyFile(file, () => `${randomBytes(32).toString('hex')}\n`).trim()
   if (key.length < MIN_SECRET_KEY_LENGTH) throw new SecretBoxError(`${file} holds fewer than ${MIN_SECRET_KEY_LENGTH} characters`)
   return new SecretBox(key, options.previousSecretKeys)
 }

@@ -8,9 +8,11 @@
 // which bounds staleness across processes.
 import type { Kysely, KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely'
 
-/** Tables that triggers (see migrations/) write when a table is written. */
+/** Tables that triggers (see migrations/) or cascading foreign keys write when a table is written. */
 const WRITTEN_BY_TRIGGERS: Readonly<Record<string, readonly string[]>> = {
   issues: ['projects', 'issue_counts'],
+  // Deleting an application deletes its tokens: cached token owners must not outlive it.
+  oauth_applications: ['access_tokens', 'oauth_access_grants', 'oauth_client_tokens'],
 }
 
 export class TableGenerations {

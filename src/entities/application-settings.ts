@@ -86,6 +86,7 @@ export const ApplicationSettingsSchema = Type.Object({
   restricted_visibility_levels: Strings,
   user_oauth_applications: Type.Boolean(),
   session_expire_delay: Type.Integer(),
+  oauth_access_token_expires_in: Type.Integer(),
   repository_storages: Strings,
   terminal_max_session_time: Type.Integer(),
   throttle_unauthenticated_enabled: Type.Boolean(),

@@ -115,6 +115,8 @@ export interface ApplicationSettings {
   /** Visibilities that only administrators may choose. */
   restricted_visibility_levels: Visibility[]
   user_oauth_applications: boolean
+  /** Seconds an OAuth access token lives after it is issued; 0 for ever (the original's tokens never expire). */
+  oauth_access_token_expires_in: number
   /** Minutes. */
   session_expire_delay: number
   repository_storages: string[]
@@ -215,6 +217,7 @@ export const DEFAULT_SETTINGS: Readonly<ApplicationSettings> = {
   receive_max_input_size: 2048,
   restricted_visibility_levels: [],
   user_oauth_applications: true,
+  oauth_access_token_expires_in: 0,
   session_expire_delay: 10080,
   repository_storages: ['default'],
   terminal_max_session_time: 0,

@@ -13,7 +13,7 @@ import {
   SIGN_IN_PATH, TERMS_PATH, helpPage, homePage, notFoundPage, rejectedPage, signInPage, termsPage, webUrl, welcomePage,
   type SignUpValues,
 } from './pages.js'
-import { WEB, csrfVerified, formOf, fullMessages, redirect, sendPage, signedIn, tokenOf, visitOf } from './visit.js'
+import { WEB, csrfVerified, formOf, fullMessages, redirect, sendPage, signedIn, takeReturnTo, tokenOf, visitOf } from './visit.js'
 
 const INVALID_LOGIN = 'Invalid Login or password.'
 const BLOCKED = 'Your account has been blocked. Please contact your administrator if you think this is an error.'
@@ -32,7 +32,7 @@ const web: FastifyPluginAsync = async (app) => {
 
   app.get(SIGN_IN_PATH, WEB, async (req, reply) => {
     const visit = await visitOf(req)
-    if (visit.session !== null) return redirect(reply, visit, '/')
+    if (visit.session !== null) return redirect(reply, visit, takeReturnTo(req, visit, '/'))
     return sendPage(reply, visit, 200, signInPage({ settings: visit.settings, csrfToken: tokenOf(visit) }))
   })
 
@@ -48,7 +48,7 @@ const web: FastifyPluginAsync = async (app) => {
       return sendPage(reply, visit, 200, signInPage({ settings: visit.settings, csrfToken: tokenOf(visit), alert, login }))
     }
     signedIn(visit, result.secret, result.expiresAt)
-    return redirect(reply, visit, '/')
+    return redirect(reply, visit, takeReturnTo(req, visit, '/'))
   })
 
   app.post('/users/sign_out', WEB, async (req, reply) => {
@@ -97,7 +97,7 @@ const web: FastifyPluginAsync = async (app) => {
     if (visit.session === null) return redirect(reply, visit, SIGN_IN_PATH)
     if (!csrfVerified(req, visit)) return sendPage(reply, visit, 422, rejectedPage())
     await acceptTerms(app.ingot.db, visit.session.user.id)
-    return redirect(reply, visit, '/')
+    return redirect(reply, visit, takeReturnTo(req, visit, '/'))
   })
 
   app.get('/help', WEB, async (req, reply) => {

@@ -61,6 +61,29 @@ export function csrfVerified(req: FastifyRequest, visit: Visit): boolean {
   return visit.csrfSeed !== null && csrfTokenMatches(visit.csrfSeed, sent)
 }
 
+/** Where a visitor sent to sign in came from, to go back there afterwards (as Devise's stored location). */
+const RETURN_TO_COOKIE = '_service_return_to'
+const RETURN_TO_LIFETIME_MS = 60 * 60 * 1000
+
+/** A path on this site (`/…`, never `//host` or `/\host`, which browsers read as another site), or null. */
+export function localPath(value: string | undefined): string | null {
+  if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return null
+  return /[\u0000-\u001f\u007f]/.test(value) ? null : value
+}
+
+/** Remembers the page to come back to after signing in. */
+export function rememberReturnTo(visit: Visit, path: string): void {
+  visit.cookies.push(serializeCookie(RETURN_TO_COOKIE, path, { expiresAt: Date.now() + RETURN_TO_LIFETIME_MS, secure: visit.secure }))
+}
+
+/** The remembered page (a local path) or `fallback`; the memory is cleared. */
+export function takeReturnTo(req: FastifyRequest, visit: Visit, fallback: string): string {
+  const remembered = parseCookies(req.headers.cookie).get(RETURN_TO_COOKIE)
+  if (remembered === undefined) return fallback
+  visit.cookies.push(expiredCookie(RETURN_TO_COOKIE, visit.secure))
+  return localPath(remembered) ?? fallback
+}
+
 export function signedIn(visit: Visit, secret: string, expiresAt: number): void {
   visit.csrfSeed = secret
   visit.cookies.push(serializeCookie(SESSION_COOKIE, secret, { expiresAt, secure: visit.secure }))

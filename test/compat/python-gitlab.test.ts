@@ -2,13 +2,15 @@
 // python/smoke.py signs in, creates a group and a project with a README, edits files, creates
 // commits, branches, protected branches and tags, reads trees and comparisons, and lints a CI
 // file. python-gitlab 3 parses a body only when Content-Type is exactly `application/json`, as the
-// original sends it.
-// Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
+// original sends it. python/oauth.py registers an OAuth application (gl.applications) and works
+// with a token from it (oauth_token=). Without python-gitlab on the machine the test is skipped,
+// except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { ROOT_PASSWORD } from '../helpers/app.js'
 import { startCompatServer, type CompatServer } from './server.js'
 
 const run = promisify(execFile)
@@ -33,6 +35,14 @@ describe('compat: python-gitlab', () => {
     const script = path.join(import.meta.dirname, 'python', 'smoke.py')
     const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
       assert.fail(`python-gitlab script failed:\n${err.stderr ?? err.message}`)
+    })
+    assert.equal(stdout.trim(), 'ok')
+  })
+
+  it('registers an OAuth application and works with a token of it', { skip: pythonGitlabMissing() }, async () => {
+    const script = path.join(import.meta.dirname, 'python', 'oauth.py')
+    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token, 'root', ROOT_PASSWORD], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
+      assert.fail(`python-gitlab OAuth script failed:\n${err.stderr ?? err.message}`)
     })
     assert.equal(stdout.trim(), 'ok')
   })

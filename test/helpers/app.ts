@@ -22,7 +22,7 @@ export interface TestApp {
   app: FastifyInstance
   ctx: AppContext
   root: { user: UserRow; token: string }
-  /** Calls `/api/v4<path>` (or an absolute path starting with `/-/` or `/api/`). */
+  /** Calls `/api/v4<path>` (or an absolute path starting with `/-/`, `/api/`, `/oauth/` or `/.well-known/`). */
   api(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>
   close(): Promise<void>
 }
@@ -115,7 +115,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 }
 
 async function inject(app: FastifyInstance, method: string, urlPath: string, options: RequestOptions): Promise<ApiResponse> {
-  const url = urlPath.startsWith('/-/') || urlPath.startsWith('/api/') ? urlPath : `/api/v4${urlPath}`
+  const url = /^\/(-|api|oauth|\.well-known)\//.test(urlPath) ? urlPath : `/api/v4${urlPath}`
   const headers: Record<string, string> = { ...options.headers }
   const token = options.token === undefined ? ROOT_TOKEN : options.token
   if (token !== null) headers['private-token'] = token

@@ -102,6 +102,7 @@ const UpdateSettingsBody = Type.Object({
   /** Names (`public`) or levels (`20`). */
   restricted_visibility_levels: List,
   user_oauth_applications: Flag,
+  oauth_access_token_expires_in: Count(),
   session_expire_delay: Count(),
   repository_storages: List,
   terminal_max_session_time: Count(),

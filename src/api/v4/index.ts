@@ -1,6 +1,7 @@
 // Mounts every resource of /api/v4: the whole API surface, readable in one file.
 import type { FastifyPluginAsync } from 'fastify'
 import applicationSettings from './application-settings.js'
+import applications from './applications.js'
 import awardEmoji from './award-emoji.js'
 import boards from './boards.js'
 import branches from './branches.js'
@@ -38,6 +39,7 @@ import wikis from './wikis.js'
 
 const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(applicationSettings)
+  await app.register(applications)
   await app.register(awardEmoji)
   await app.register(boards)
   await app.register(branches)

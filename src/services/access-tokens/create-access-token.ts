@@ -10,8 +10,11 @@ export interface NewAccessToken {
   name: string
   scopes: readonly Scope[]
   expiresAt?: number | null
-  /** A chosen value (the configured root token); otherwise a random one. */
+  /** A chosen value (the configured root token, an OAuth token); otherwise a random one. */
   token?: string
+  /** For an `oauth` token: the application it is issued to (none for a password grant without a client) and its refresh token. */
+  applicationId?: number | null
+  refreshToken?: string | null
 }
 
 export async function createAccessToken(db: Db, input: NewAccessToken): Promise<{ row: AccessTokenRow; token: string }> {
@@ -25,6 +28,8 @@ export async function createAccessToken(db: Db, input: NewAccessToken): Promise<
     expires_at: input.expiresAt ?? null,
     revoked: 0,
     created_at: Date.now(),
+    application_id: input.applicationId ?? null,
+    refresh_token_digest: input.refreshToken == null ? null : tokenDigest(input.refreshToken),
   }).returningAll().executeTakeFirstOrThrow()
   return { row, token }
 }
