@@ -118,14 +118,22 @@ export type SignedInHandler = (req: FastifyRequest, reply: FastifyReply, visit: 
 
 /**
  * A page of signed-in users only, as Devise's authenticate_user! guards the original's: anyone
- * else is sent to sign in, a user who must accept the terms to them; a form sent to it (a POST)
- * must carry the CSRF token.
+ * else is sent to sign in, a user who must accept the terms to them, and brought back to the page
+ * afterwards; a form sent to it (a POST) must carry the CSRF token.
  */
 export function forSignedIn(handler: SignedInHandler) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const visit = await visitOf(req)
-    if (visit.session === null) return redirect(reply, visit, SIGN_IN_PATH)
-    if (mustAcceptTerms(visit.session.user, visit.settings)) return redirect(reply, visit, TERMS_PATH)
+    // A page asked for (not a form sent) is where signing in, or accepting the terms, comes back to.
+    const returnTo = req.method === 'GET' ? localPath(req.url) : null
+    if (visit.session === null) {
+      if (returnTo !== null) rememberReturnTo(visit, returnTo)
+      return redirect(reply, visit, SIGN_IN_PATH)
+    }
+    if (mustAcceptTerms(visit.session.user, visit.settings)) {
+      if (returnTo !== null) rememberReturnTo(visit, returnTo)
+      return redirect(reply, visit, TERMS_PATH)
+    }
     if (req.method === 'POST' && !csrfVerified(req, visit)) return sendPage(reply, visit, 422, rejectedPage())
     return handler(req, reply, visit as SignedInVisit)
   }

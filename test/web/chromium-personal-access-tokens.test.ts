@@ -1,5 +1,5 @@
 // Creating a personal access token on the profile page in a real browser (headless Chromium):
-// sign in, fill the form, tick a scope, read the token shown once, and use it against the API.
+// sign in (and come back to the page), fill the form, tick a scope, read the token shown once, and use it against the API.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Browser } from 'playwright-core'
@@ -25,9 +25,7 @@ describe('Personal access tokens page in Chromium', () => {
       await page.fill('#user_login', 'root')
       await page.fill('#user_password', ROOT_PASSWORD)
       await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.waitForURL(`${server.url}/`)
-
-      await page.goto('/profile/personal_access_tokens')
+      await page.waitForURL(`${server.url}/profile/personal_access_tokens`)
       await page.fill('#personal_access_token_name', 'laptop <script>')
       await page.check('#personal_access_token_scopes_read_user')
       await page.locator('#new_personal_access_token').getByRole('button').click()
