@@ -6,7 +6,7 @@ import {
   imageEntry, isArrayOfStrings, isBlank, isString, policyEntry, retryEntry, scriptEntry, servicesEntry, stageEntry,
   stagesEntry, variablesEntry,
 } from './entries.js'
-import { isYamlHash, type CiArtifacts, type CiCache, type CiEnvironment, type CiImage, type CiJobPolicy, type CiRetry, type CiService, type CiWhen, type YamlHash } from './types.js'
+import { isYamlHash, type CiCache, type CiImage, type CiJob, type CiJobPolicy, type CiService, type CiWhen, type YamlHash } from './types.js'
 
 export const GLOBAL_KEYS = ['before_script', 'image', 'services', 'after_script', 'variables', 'stages', 'types', 'cache']
 
@@ -28,30 +28,8 @@ export interface GlobalEntries {
   cache: CiCache | null
 }
 
-/** A job as written, validated, before parallel jobs expand and stages are numbered. */
-export interface ValidatedJob {
-  name: string
-  stage: string
-  beforeScript: string[]
-  script: string[]
-  afterScript: string[]
-  when: CiWhen
-  startIn: { text: string; seconds: number } | null
-  allowFailure: boolean
-  tags: string[]
-  dependencies: string[] | null
-  only: CiJobPolicy
-  except: CiJobPolicy | null
-  variables: Record<string, string>
-  image: CiImage | null
-  services: CiService[]
-  cache: CiCache | null
-  artifacts: CiArtifacts | null
-  environment: CiEnvironment | null
-  coverage: string | null
-  retry: CiRetry | null
-  parallel: number | null
-}
+/** A job as written, validated, before parallel jobs expand (`parallel` is the count) and stages are numbered. */
+export type ValidatedJob = Omit<CiJob, 'stageIndex' | 'parallel'> & { parallel: number | null }
 
 /** A value, validated by `entry` when the file gives one. */
 function optional<T>(value: unknown, entry: (value: unknown) => T | null): T | null {
