@@ -28,10 +28,13 @@ const ACCESS_DENIED = 'HTTP Basic: Access denied'
 
 /**
  * The original's answer to a password from a user with two-factor authentication, and to any
- * refused credentials while passwords are off for git; sent without a challenge, as there. (The
- * original adds where to create a token; Ingot has no such page yet.)
+ * refused credentials while passwords are off for git, naming the page where tokens are made; sent
+ * without a challenge, as there.
  */
-const NEEDS_TOKEN = `${ACCESS_DENIED}\nYou must use a personal access token with 'api' scope for Git over HTTP.`
+function needsToken(externalUrl: string): string {
+  return `${ACCESS_DENIED}\nYou must use a personal access token with 'api' scope for Git over HTTP.\n`
+    + `You can generate one at ${externalUrl.replace(/\/+$/, '')}/profile/personal_access_tokens`
+}
 
 const refused = (message: string, challenge: boolean): GitClient => ({ kind: 'refused', message, challenge })
 
@@ -72,7 +75,7 @@ export async function authenticateGitClient(ctx: AppContext, authorization: stri
  */
 export async function authenticateByPassword(ctx: AppContext, login: string, password: string, address: string): Promise<GitClient> {
   const bans = ctx.throttles.signInBans
-  const { client, attempt } = await byPassword(ctx.db, login, password, address)
+  const { client, attempt } = await byPassword(ctx, login, password, address)
   if (client.kind === 'user' && await bans.accountBanned(attempt)) return refused(ACCESS_DENIED, true)
   if (client.kind === 'refused') await bans.failed(attempt)
   if (client.kind === 'user') {
@@ -95,10 +98,12 @@ async function byToken(db: Db, login: string, secret: string): Promise<GitClient
   return { kind: 'user', actor: { user, token, sudoFrom: null }, mayDownload: mayPush || scopes.includes('read_repository'), mayPush }
 }
 
-async function byPassword(db: Db, login: string, password: string, address: string): Promise<{ client: GitClient; attempt: SignInAttempt }> {
+async function byPassword(
+  { db, config }: AppContext, login: string, password: string, address: string,
+): Promise<{ client: GitClient; attempt: SignInAttempt }> {
   // With passwords off for git, none is checked, and every refusal says to use a token.
   if (!(await getApplicationSettings(db)).password_authentication_enabled_for_git) {
-    return { client: refused(NEEDS_TOKEN, false), attempt: { address, account: null } }
+    return { client: refused(needsToken(config.externalUrl), false), attempt: { address, account: null } }
   }
   const lower = login.toLowerCase()
   const user: UserRow | undefined = await db.selectFrom('users').selectAll()
@@ -109,6 +114,6 @@ async function byPassword(db: Db, login: string, password: string, address: stri
   // The password is checked whatever else is known, so that every refusal takes the same time.
   const matches = await passwordMatches(user?.password_digest ?? null, password)
   if (user === undefined || user.state === 'blocked' || !matches) return { client: refused(ACCESS_DENIED, true), attempt }
-  if (user.two_factor_enabled) return { client: refused(NEEDS_TOKEN, false), attempt }
+  if (user.two_factor_enabled) return { client: refused(needsToken(config.externalUrl), false), attempt }
   return { client: { kind: 'user', actor: { user, token: null, sudoFrom: null }, mayDownload: true, mayPush: true }, attempt }
 }

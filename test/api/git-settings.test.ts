@@ -17,7 +17,9 @@ import { projectFullPath } from '../helpers/projects.js'
 /** The password makeUser gives every user. */
 const PASSWORD = 'password1234'
 
-const NEEDS_TOKEN = "HTTP Basic: Access denied\nYou must use a personal access token with 'api' scope for Git over HTTP.\n"
+/** The original's refusal, naming the page where tokens are made. */
+const needsToken = (t: TestApp) => "HTTP Basic: Access denied\nYou must use a personal access token with 'api' scope for Git over HTTP.\n"
+  + `You can generate one at ${t.ctx.config.externalUrl.replace(/\/+$/, '')}/profile/personal_access_tokens\n`
 
 describe('git settings', () => {
   let t: TestApp
@@ -67,17 +69,18 @@ describe('git settings', () => {
         assert.notEqual(clone.code, 0)
         assert.match(clone.stderr, /remote: HTTP Basic: Access denied/)
         assert.match(clone.stderr, /remote: You must use a personal access token with 'api' scope for Git over HTTP\./)
+        assert.match(clone.stderr, /remote: You can generate one at http:\/\/\S+\/profile\/personal_access_tokens/)
 
         // The original's answer: 401 without a challenge, also for a wrong password or token.
         for (const credentials of [password, { ...password, password: 'wrong-password' }, { username: 'x', password: 'not-a-token' }]) {
           const res = await infoRefs(project, credentials)
           assert.equal(res.status, 401)
           assert.equal(res.headers.get('www-authenticate'), null)
-          assert.equal(await res.text(), NEEDS_TOKEN)
+          assert.equal(await res.text(), needsToken(t))
         }
         // The project's wiki repository the same.
         const wiki = await infoRefs(project, password, 'git-upload-pack', '.wiki')
-        assert.deepEqual([wiki.status, await wiki.text()], [401, NEEDS_TOKEN])
+        assert.deepEqual([wiki.status, await wiki.text()], [401, needsToken(t)])
         // Without credentials git is still asked for them.
         const anonymous = await infoRefs(project)
         assert.equal(anonymous.status, 401)
