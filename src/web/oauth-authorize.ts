@@ -47,7 +47,7 @@ const oauthAuthorize: FastifyPluginAsync = async (app) => {
     if (pre.kind === 'invalid') return sendPage(reply, visit, 200, authorizeErrorPage(pre.error))
     if (!(await consentNeeded(db, user.id, pre.request))) return redirect(reply, visit, await approve(db, user.id, pre.request))
     const owner = pre.request.application.owner_id === null ? null : await findUserById(db, pre.request.application.owner_id)
-    return sendPage(reply, visit, 200, authorizePage({ request: pre.request, owner, csrfToken: tokenOf(visit) }))
+    return sendPage(reply, visit, 200, authorizePage({ request: pre.request, owner, user, csrfToken: tokenOf(visit) }))
   })
 
   /** The consent forms' answer: Authorize (POST), or Deny (DELETE, or a POST naming it in `_method`). */

@@ -22,13 +22,15 @@ export interface AuthorizePageInput {
   request: AuthorizationRequest
   /** Who registered the application; null for an administrator's. */
   owner: UserRow | null
+  /** The signed-in user who is asked: the layout names them, so they see which account they give. */
+  user: UserRow
   csrfToken: string
 }
 
 export function authorizePage(input: AuthorizePageInput): string {
   const { request, owner } = input
   const { application } = request
-  return page({ title: 'Authorize application', csrfToken: input.csrfToken }, html`
+  return page({ title: 'Authorize application', csrfToken: input.csrfToken, user: input.user }, html`
 <h1>Authorize <strong>${application.name}</strong> to use your account?</h1>
 <p>An application called <strong>${application.name}</strong> is requesting access to your Ingot account.
 ${owner === null ? '' : html`This application was created by <a href="/${owner.username}">${owner.name}</a>.`}
