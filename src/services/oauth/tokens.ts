@@ -101,11 +101,14 @@ export async function issueClientToken(db: Db, application: OauthApplicationRow,
  * when the token was revoked meanwhile.
  */
 export async function rotateUserToken(db: Db, old: AccessTokenRow, scopes: readonly Scope[]): Promise<TokenAnswer | null> {
-  const revoked = await db.updateTable('access_tokens').set({ revoked: 1 })
-    .where('id', '=', old.id).where('revoked', '=', 0).executeTakeFirst()
-  if (Number(revoked.numUpdatedRows) === 0) return null
   const application = old.application_id === null ? null : await findApplicationById(db, old.application_id)
-  return (await issueUserToken(db, { userId: old.user_id, application, scopes })).answer
+  // One step: a pair is never revoked without its successor issued.
+  return db.transaction().execute(async (trx) => {
+    const revoked = await trx.updateTable('access_tokens').set({ revoked: 1 })
+      .where('id', '=', old.id).where('revoked', '=', 0).executeTakeFirst()
+    if (Number(revoked.numUpdatedRows) === 0) return null
+    return (await issueUserToken(trx, { userId: old.user_id, application, scopes })).answer
+  })
 }
 
 /** A token the provider issued, seen the same way whichever table holds it. */
