@@ -44,23 +44,31 @@ export interface CreatePipelineInput {
 
 export type CreatePipelineResult = { ok: true; pipeline: CiPipelineRow } | { ok: false; error: string }
 
-/** A file of the commit, or null when it has none at that path (or it is too big to read). */
-async function readFileAt(repo: GitRepository, sha: string, path: string): Promise<string | null> {
+/** The blob of a file of the commit, or null when it has none at that path (or it is too big to read). */
+async function blobAt(repo: GitRepository, sha: string, path: string): Promise<string | null> {
   const clean = cleanTreePath(path)
   if (clean === null || clean === '') return null
   const info = await repo.info(`${sha}:${clean}`)
-  if (info === null || info.type !== 'blob' || info.size > MAX_READ_BYTES) return null
-  return (await repo.read(info.oid))?.data.toString('utf8') ?? null
+  return info === null || info.type !== 'blob' || info.size > MAX_READ_BYTES ? null : info.oid
+}
+
+async function readFileAt(repo: GitRepository, sha: string, path: string): Promise<string | null> {
+  const blob = await blobAt(repo, sha, path)
+  return blob === null ? null : (await repo.read(blob))?.data.toString('utf8') ?? null
+}
+
+/** Where the project's CI file is in the commit, or null when the commit has none. */
+export async function ciFilePath(repo: GitRepository, project: ProjectRow, sha: string): Promise<string | null> {
+  const paths = project.ci_config_path !== null && project.ci_config_path !== '' ? [project.ci_config_path] : DEFAULT_CI_CONFIG_PATHS
+  for (const path of paths) if (await blobAt(repo, sha, path) !== null) return path
+  return null
 }
 
 /** The project's CI file at the commit: its path and text, or null when there is none. */
 async function readCiFile(repo: GitRepository, project: ProjectRow, sha: string): Promise<{ path: string; content: string } | null> {
-  const paths = project.ci_config_path !== null && project.ci_config_path !== '' ? [project.ci_config_path] : DEFAULT_CI_CONFIG_PATHS
-  for (const path of paths) {
-    const content = await readFileAt(repo, sha, path)
-    if (content !== null) return { path, content }
-  }
-  return null
+  const path = await ciFilePath(repo, project, sha)
+  const content = path === null ? null : await readFileAt(repo, sha, path)
+  return path === null || content === null ? null : { path, content }
 }
 
 export async function createPipeline(ctx: AppContext, input: CreatePipelineInput): Promise<CreatePipelineResult> {

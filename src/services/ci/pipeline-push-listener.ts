@@ -1,6 +1,6 @@
 // Pipelines for pushes: each branch or tag a push moved (not a deletion) gets one pipeline for its
-// new commit, unless the project's jobs are disabled or the head commit says `[ci skip]` or
-// `[skip ci]`. The listener only decides and enqueues (ci.create_pipeline, jobs.ts); the job reads
+// new commit, unless the project's jobs are disabled, the commit has no CI file, or it says
+// `[ci skip]` or `[skip ci]`. The listener only decides (with a few object reads) and enqueues (ci.create_pipeline, jobs.ts); the job reads
 // the CI file and writes the pipeline.
 import type { AppContext } from '../../context.js'
 import { namespacesById, projectsById } from '../../finders/rows.js'
@@ -8,7 +8,7 @@ import { changedPathsBetween } from '../../git/diff.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { NULL_OID } from '../../git/repository.js'
 import type { CompletedPush } from '../push/after-push.js'
-import { createPipeline } from './create-pipeline.js'
+import { ciFilePath, createPipeline } from './create-pipeline.js'
 import { CREATE_PIPELINE } from './jobs.js'
 
 /** The original's skip pattern: `[ci skip]`, `[skip ci]`, also with `-` or `_`, in any case. */
@@ -36,7 +36,7 @@ async function onPush(ctx: AppContext, push: CompletedPush): Promise<void> {
     if (update.newId === NULL_OID || !(update.ref.startsWith(BRANCH_PREFIX) || update.ref.startsWith(TAG_PREFIX))) continue
     const sha = await repo.resolveCommit(update.newId)
     const commit = sha === null ? null : await repo.readCommit(sha)
-    if (commit === null || SKIP_CI.test(commit.message)) continue
+    if (commit === null || SKIP_CI.test(commit.message) || await ciFilePath(repo, push.project, commit.id) === null) continue
     const payload: PushPipelinePayload = { projectId: push.project.id, userId: push.actor.user.id, ref: update.ref, before: update.oldId, sha: commit.id }
     await ctx.jobs.enqueue(CREATE_PIPELINE, payload, { uniqueKey: `${push.project.id}:${update.ref}:${commit.id}` })
   }
