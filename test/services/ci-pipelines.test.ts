@@ -38,7 +38,7 @@ describe('CI pipelines', () => {
 
   async function createdPipeline(ciFile: string, options: PipelineOptions = {}): Promise<CiPipelineRow> {
     const { result } = await pipelineOf({ '.gitlab-ci.yml': ciFile }, options)
-    assert.ok(result.ok, result.ok ? '' : result.error)
+    assert.ok(result.ok, result.ok ? '' : result.errors.join())
     return result.pipeline
   }
 
@@ -96,10 +96,10 @@ deploy: { stage: deploy, script: make deploy }
       it(c.name, async () => {
         const { result } = await pipelineOf(c.files, c.options)
         if (c.error !== undefined) {
-          assert.deepEqual(result, { ok: false, error: c.error })
+          assert.deepEqual(result, { ok: false, errors: [c.error] })
           return
         }
-        assert.ok(result.ok, result.ok ? '' : result.error)
+        assert.ok(result.ok, result.ok ? '' : result.errors.join())
         assert.deepEqual(await statuses(result.pipeline.id), c.jobs)
       })
     }

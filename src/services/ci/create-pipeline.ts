@@ -42,7 +42,8 @@ export interface CreatePipelineInput {
   saveOnConfigError: boolean
 }
 
-export type CreatePipelineResult = { ok: true; pipeline: CiPipelineRow } | { ok: false; error: string }
+/** Why there is no pipeline: one reason, or every error of a CI file that does not read. */
+export type CreatePipelineResult = { ok: true; pipeline: CiPipelineRow } | { ok: false; errors: string[] }
 
 /** The blob of a file of the commit, or null when it has none at that path (or it is too big to read). */
 async function blobAt(repo: GitRepository, sha: string, path: string): Promise<string | null> {
@@ -74,14 +75,13 @@ async function readCiFile(repo: GitRepository, project: ProjectRow, sha: string)
 export async function createPipeline(ctx: AppContext, input: CreatePipelineInput): Promise<CreatePipelineResult> {
   const repo = ctx.repositories.open(input.project.id)
   const commit = await repo.readCommit(input.sha)
-  if (commit === null) return { ok: false, error: 'Commit not found' }
+  if (commit === null) return { ok: false, errors: ['Commit not found'] }
   const file = await readCiFile(repo, input.project, input.sha)
-  if (file === null) return { ok: false, error: MISSING_CI_CONFIG }
+  if (file === null) return { ok: false, errors: [MISSING_CI_CONFIG] }
   const parsed = await parseCiConfig(file.content, { readLocalFile: (path) => readFileAt(repo, input.sha, path) })
   if (!parsed.ok) {
-    const error = parsed.errors[0] ?? 'Invalid configuration format'
-    if (!input.saveOnConfigError) return { ok: false, error }
-    return { ok: true, pipeline: await insertFailedPipeline(ctx, input, commit, error) }
+    if (!input.saveOnConfigError) return { ok: false, errors: parsed.errors }
+    return { ok: true, pipeline: await insertFailedPipeline(ctx, input, commit, parsed.errors.join(', ')) }
   }
   const variables = { ...predefinedVariables({ ...input, commit, configPath: file.path }), ...parsed.config.variables }
   const requested = Object.fromEntries((input.variables ?? []).map(({ key, value }) => [key, value]))
@@ -91,7 +91,7 @@ export async function createPipeline(ctx: AppContext, input: CreatePipelineInput
     ...(input.changedPaths === undefined ? {} : { changedPaths: input.changedPaths }),
   }
   const jobs = parsed.config.jobs.filter((job) => jobIncluded(job, { ...context, variables: { ...variables, ...job.variables, ...requested } }))
-  if (jobs.length === 0) return { ok: false, error: NO_JOBS }
+  if (jobs.length === 0) return { ok: false, errors: [NO_JOBS] }
   return { ok: true, pipeline: await insertPipeline(ctx, input, commit, jobs) }
 }
 

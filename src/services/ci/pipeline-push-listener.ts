@@ -58,5 +58,5 @@ export async function createPushPipeline(ctx: AppContext, payload: PushPipelineP
     beforeSha: newBranch ? null : payload.before, saveOnConfigError: true,
     ...(changedPaths === undefined ? {} : { changedPaths }),
   })
-  if (!result.ok) ctx.log.debug({ project: project.id, ref: payload.ref, reason: result.error }, 'no pipeline for the push')
+  if (!result.ok) ctx.log.debug({ project: project.id, ref: payload.ref, reasons: result.errors }, 'no pipeline for the push')
 }
