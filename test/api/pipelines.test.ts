@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { commitFiles } from '../helpers/git.js'
-import { makeProject } from '../helpers/factories.js'
+import { makeMember, makeProject } from '../helpers/factories.js'
+import { DEVELOPER } from '../../src/policies/access-levels.js'
 import { expectPaginates, expectRejectsBadPagination } from '../shared/pagination.js'
 import { expectStatuses, makeMatrix, type Matrix } from '../shared/permission-matrix.js'
 import { finishJob, startJob } from '../../src/services/ci/transitions.js'
@@ -90,6 +91,24 @@ describe('pipelines API', () => {
       await expectStatuses(m, (token) => create('master', token), {
         anonymous: 401, nonMember: 404, guest: 403, reporter: 403, developer: 201, maintainer: 201, owner: 201, admin: 201,
       })
+    })
+
+    it('needs the right to update a protected branch, and so do acting on its pipelines and jobs', async () => {
+      const project = await makeProject(t, m.users.owner)
+      await commitFiles(t, project.id, { '.gitlab-ci.yml': CI_FILE })
+      await makeMember(t, { type: 'project', id: project.id }, m.users.developer, DEVELOPER)
+      const protect = await t.api('POST', `/projects/${project.id}/protected_branches`, { body: { name: 'master', push_access_level: 40, merge_access_level: 40 } })
+      assert.equal(protect.status, 201, protect.text)
+      const res = await t.api('POST', `/projects/${project.id}/pipeline`, { token: m.tokens.developer, body: { ref: 'master' } })
+      assert.equal(res.status, 400)
+      assert.deepEqual(res.body, { message: { base: ['Insufficient permissions for protected ref'] } })
+      const owned = await t.api('POST', `/projects/${project.id}/pipeline`, { token: m.users.owner.token, body: { ref: 'master' } })
+      assert.equal(owned.status, 201)
+      const [job] = await jobsOf(owned.body.id)
+      for (const path of [`pipelines/${owned.body.id}/cancel`, `pipelines/${owned.body.id}/retry`, `jobs/${job!.id}/cancel`, `jobs/${job!.id}/retry`, `jobs/${job!.id}/play`]) {
+        assert.equal((await t.api('POST', `/projects/${project.id}/${path}`, { token: m.tokens.developer })).status, 403, path)
+      }
+      assert.equal((await t.api('GET', `/projects/${project.id}/jobs/${job!.id}`, { token: m.tokens.developer })).status, 200)
     })
 
     it('is refused while the project\'s jobs are disabled', async () => {

@@ -10,9 +10,10 @@ import { Job, presentJob } from '../../entities/job.js'
 import { projectFullPath } from '../../entities/project.js'
 import { JOB_STATUSES, findJob, findJobPage, loadJobViews } from '../../finders/jobs-finder.js'
 import { findPipeline } from '../../finders/pipelines-finder.js'
+import { canRunCiFor } from '../../services/ci/ref-access.js'
 import { cancelJob, playJob, retryJob } from '../../services/ci/transitions.js'
 import { apiError, badRequestNotGiven, forbidden } from '../../common/errors.js'
-import { loadProjectFor, requireActor, type LoadedProject } from '../load.js'
+import { authorize, loadProjectFor, requireActor, type LoadedProject } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { IdParams, Pagination } from '../params.js'
 import { presentCtx } from '../present.js'
@@ -35,10 +36,15 @@ function statusesOf(scope: readonly string[] | undefined): CiStatus[] {
   return statuses as CiStatus[]
 }
 
+/** A job of the project; for 'update_build', 403 too unless the caller may run CI for its pipeline's ref. */
 async function loadJob(req: FastifyRequest, id: string, jobId: number, ability: 'read_build' | 'update_build') {
   const loaded = await loadProjectFor(req, id, ability)
   const job = await findJob(req.ingot.db, loaded.project.id, jobId)
   if (job === null) throw recordNotFound()
+  if (ability === 'update_build') {
+    const pipeline = await findPipeline(req.ingot.db, loaded.project.id, job.pipeline_id)
+    authorize(pipeline !== null && await canRunCiFor(req.ingot.db, requireActor(req), loaded, pipeline.ref, pipeline.tag === 1))
+  }
   return { loaded, job }
 }
 

@@ -13,9 +13,10 @@ import { PIPELINE_ORDERS, PIPELINE_SCOPES, findPipeline, findPipelinePage } from
 import { usersById } from '../../finders/rows.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { createPipeline } from '../../services/ci/create-pipeline.js'
+import { canRunCiFor } from '../../services/ci/ref-access.js'
 import { cancelPipeline, deletePipeline, retryPipeline } from '../../services/ci/transitions.js'
 import { apiError, validationFailed } from '../../common/errors.js'
-import { loadProjectFor, requireActor, type LoadedProject } from '../load.js'
+import { authorize, loadProjectFor, requireActor, type LoadedProject } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { BooleanParam, IdParams, OneOf, Pagination, SortParam } from '../params.js'
 import { presentCtx } from '../present.js'
@@ -44,10 +45,12 @@ const CreateBody = Type.Object({
 
 const pipelineNotFound = () => apiError(404, '404 Not found')
 
+/** A pipeline of the project; for 'update_build', 403 too unless the caller may run CI for its ref. */
 async function loadPipeline(req: FastifyRequest, id: string, pipelineId: number, ability: 'read_pipeline' | 'update_build' | 'destroy_pipeline') {
   const loaded = await loadProjectFor(req, id, ability)
   const pipeline = await findPipeline(req.ingot.db, loaded.project.id, pipelineId)
   if (pipeline === null) throw pipelineNotFound()
+  if (ability === 'update_build') authorize(await canRunCiFor(req.ingot.db, requireActor(req), loaded, pipeline.ref, pipeline.tag === 1))
   return { loaded, pipeline }
 }
 
@@ -110,6 +113,7 @@ const pipelines: FastifyPluginAsyncTypebox = async (app) => {
     }
     const target = await resolveRef(loaded, req, ref)
     if (target === null) throw validationFailed({ base: ['Reference not found'] })
+    if (!await canRunCiFor(req.ingot.db, actor, loaded, ref, target.tag)) throw validationFailed({ base: ['Insufficient permissions for protected ref'] })
     const result = await createPipeline(req.ingot, {
       project: loaded.project, namespace: loaded.namespace, userId: actor.user.id, source: 'api', ref, tag: target.tag,
       sha: target.sha, beforeSha: null, variables, saveOnConfigError: false,
