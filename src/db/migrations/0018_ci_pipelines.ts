@@ -38,6 +38,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('ci_pipelines_project_status').on('ci_pipelines').columns(['project_id', 'status', 'id']).execute()
   await db.schema.createIndex('ci_pipelines_project_ref').on('ci_pipelines').columns(['project_id', 'ref', 'id']).execute()
   await db.schema.createIndex('ci_pipelines_project_sha').on('ci_pipelines').columns(['project_id', 'sha', 'id']).execute()
+  // The username filter, and the foreign key's `set null` when a user is deleted.
   await db.schema.createIndex('ci_pipelines_user').on('ci_pipelines').column('user_id').execute()
 
   await withId(db, db.schema.createTable('ci_pipeline_variables'))
@@ -83,9 +84,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('ci_builds_pipeline').on('ci_builds').columns(['pipeline_id', 'stage_idx']).execute()
   await db.schema.createIndex('ci_builds_project_status').on('ci_builds').columns(['project_id', 'status', 'id']).execute()
   await db.schema.createIndex('ci_builds_project').on('ci_builds').columns(['project_id', 'id']).execute()
-  await db.schema.createIndex('ci_builds_status_scheduled_at').on('ci_builds').columns(['status', 'scheduled_at']).execute()
+  // For the foreign key's `set null` when a user is deleted.
   await db.schema.createIndex('ci_builds_user').on('ci_builds').column('user_id').execute()
-  await db.schema.createIndex('ci_builds_token_digest').on('ci_builds').column('token_digest').execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
