@@ -9,6 +9,7 @@ import { makeProject } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
 import type { CiPipelineRow, ProjectRow } from '../../src/db/schema.js'
 import { compositeStatus } from '../../src/services/ci/status.js'
+import { deleteProject } from '../../src/services/projects/delete-project.js'
 import { createPipeline, MISSING_CI_CONFIG, NO_JOBS, type CreatePipelineInput } from '../../src/services/ci/create-pipeline.js'
 import {
   cancelJob, cancelPipeline, finishJob, playJob, retryJob, retryPipeline, startJob,
@@ -120,6 +121,14 @@ deploy: { stage: deploy, script: make deploy }
       assert.ok(result.pipeline.finished_at !== null)
       const unsaved = await pipelineOf({ '.gitlab-ci.yml': 'a: { script: 1 }' }, { saveOnConfigError: false })
       assert.equal(unsaved.result.ok, false)
+    })
+
+    it('goes with its project', async () => {
+      const { project, result } = await pipelineOf({ '.gitlab-ci.yml': THREE_STAGES }, {})
+      assert.ok(result.ok)
+      await deleteProject(t.ctx, project)
+      assert.equal((await t.ctx.db.selectFrom('ci_pipelines').select('id').where('project_id', '=', project.id).execute()).length, 0)
+      assert.equal((await t.ctx.db.selectFrom('ci_builds').select('id').where('pipeline_id', '=', result.pipeline.id).execute()).length, 0)
     })
 
     it('a delayed job is enqueued for when it is due, and then pending', async () => {

@@ -167,8 +167,3 @@ export async function cancelPipeline(ctx: AppContext, pipeline: CiPipelineRow): 
       .execute()
   })
 }
-
-/** Deletes a pipeline with its jobs and variables (foreign keys cascade). */
-export async function deletePipeline(ctx: AppContext, pipeline: CiPipelineRow): Promise<void> {
-  await ctx.db.deleteFrom('ci_pipelines').where('id', '=', pipeline.id).execute()
-}
