@@ -1,6 +1,6 @@
 // Pipelines of a project, as the original 11.5's PipelinesFinder filters them: scope (running,
 // pending, finished, or the latest pipeline of each branch or tag that exists), status, ref, sha,
-// yaml_errors, the creator's username; ordered by id, status, ref or user_id. A commit's status
+// yaml_errors, the creator's username or name; ordered by id, status, ref or user_id. A commit's status
 // and last pipeline are its latest pipeline's.
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
 import type { Db } from '../db/index.js'
@@ -18,6 +18,8 @@ export interface PipelineFilters {
   sha?: string
   yamlErrors?: boolean
   username?: string
+  /** The creator's name, exactly. */
+  name?: string
   orderBy: typeof PIPELINE_ORDERS[number]
   sort: 'asc' | 'desc'
 }
@@ -43,6 +45,7 @@ export async function findPipelinePage(db: Db, projectId: number, filters: Pipel
   if (filters.username !== undefined) {
     query = query.where('user_id', 'in', db.selectFrom('users').select('id').where('username_lower', '=', filters.username.toLowerCase()))
   }
+  if (filters.name !== undefined) query = query.where('user_id', 'in', db.selectFrom('users').select('id').where('name', '=', filters.name))
   query = query.orderBy(filters.orderBy, filters.sort)
   if (filters.orderBy !== 'id') query = query.orderBy('id', filters.sort)
   return paginate(db, query, pagination)

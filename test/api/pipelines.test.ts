@@ -148,6 +148,7 @@ describe('pipelines API', () => {
       const byMaintainer = await t.ctx.db.selectFrom('ci_pipelines').select('id').where('user_id', '=', m.users.maintainer.user.id).orderBy('id', 'desc').execute()
       assert.deepEqual((await list(`username=${m.users.maintainer.user.username.toUpperCase()}`)).map((p) => p.id), byMaintainer.map((p) => p.id))
       assert.ok(byMaintainer.some((p) => p.id === tagged.body.id))
+      assert.deepEqual((await list(`name=${encodeURIComponent(m.users.maintainer.user.name)}`)).map((p) => p.id), byMaintainer.map((p) => p.id))
       assert.deepEqual(await list('yaml_errors=true'), [])
       assert.ok((await list('status=pending')).length >= 2)
       assert.deepEqual(await list('scope=running'), [])

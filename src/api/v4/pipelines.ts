@@ -1,5 +1,5 @@
 // Pipelines (not in the spec; every client uses them), as the original 11.5 answers: the list
-// (PipelineBasic; scope, status, ref, sha, yaml_errors, username, order_by, sort), one pipeline,
+// (PipelineBasic; scope, status, ref, sha, yaml_errors, username, name, order_by, sort), one pipeline,
 // creating one for a branch or tag with variables, retrying and canceling one (Developer), and
 // deleting one (Owner). Reporters read; so does whoever reads the project when its jobs are public.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -32,6 +32,7 @@ const ListQuery = Type.Object({
   sha: Type.Optional(Type.String()),
   yaml_errors: Type.Optional(BooleanParam()),
   username: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
   order_by: OneOf<typeof PIPELINE_ORDERS[number]>(PIPELINE_ORDERS, { default: 'id' }),
   sort: SortParam('desc'),
 })
@@ -88,7 +89,7 @@ const pipelines: FastifyPluginAsyncTypebox = async (app) => {
       : undefined
     const page = await findPipelinePage(req.ingot.db, loaded.project.id, {
       scope: query.scope, scopeRefs, status: query.status, ref: query.ref, sha: query.sha, yamlErrors: query.yaml_errors,
-      username: query.username, orderBy: query.order_by, sort: query.sort,
+      username: query.username, name: query.name, orderBy: query.order_by, sort: query.sort,
     }, query)
     setPaginationHeaders(req, reply, page)
     const ctx = presentCtx(req)
