@@ -1,7 +1,7 @@
 // python-gitlab (Debian's python3-gitlab) against a real Ingot socket: the script in
 // python/smoke.py signs in, creates a group and a project with a README, edits files, creates
-// commits, branches, protected branches and tags, reads trees and comparisons, and lints a CI
-// file. python-gitlab 3 parses a body only when Content-Type is exactly `application/json`, as the
+// commits, branches, protected branches and tags, reads trees and comparisons, lints a CI file,
+// and runs a pipeline's create, list, jobs, cancel and retry. python-gitlab 3 parses a body only when Content-Type is exactly `application/json`, as the
 // original sends it.
 // Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
