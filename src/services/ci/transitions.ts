@@ -11,18 +11,24 @@ import { readBuildOptions, retriedRowOf } from './build-options.js'
 import { ENQUEUE_DELAYED_JOB } from './jobs.js'
 import { CANCELABLE_STATUSES, RETRYABLE_STATUSES, processPipeline, type ProcessedPipeline } from './status.js'
 
-/** Runs `change` under the pipeline's row lock, processes the pipeline, enqueues what became scheduled. */
-async function transition<T>(ctx: AppContext, pipelineId: number, change: (trx: Db, now: number) => Promise<T>): Promise<T> {
-  const { result, processed } = await ctx.db.transaction().execute(async (trx) => {
+/**
+ * Runs `change` under the pipeline's row lock, processes the pipeline, enqueues what became
+ * scheduled; null when the pipeline was deleted meanwhile.
+ */
+async function transition<T>(ctx: AppContext, pipelineId: number, change: (trx: Db, now: number) => Promise<T>): Promise<T | null> {
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
     await lockRow(trx, 'ci_pipelines', pipelineId)
+    if (await trx.selectFrom('ci_pipelines').select('id').where('id', '=', pipelineId).executeTakeFirst() === undefined) return null
     const now = Date.now()
     const result = await change(trx, now)
     return { result, processed: await processPipeline(trx, pipelineId, now) }
   })
-  await enqueueScheduled(ctx, processed)
-  return result
+  if (outcome === null) return null
+  await enqueueScheduled(ctx, outcome.processed)
+  return outcome.result
 }
 
+/** Enqueues each job that became scheduled for when it is due; call it once the transaction has committed. */
 export async function enqueueScheduled(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
   for (const job of processed.scheduled) {
     await ctx.jobs.enqueue(ENQUEUE_DELAYED_JOB, { jobId: job.id }, { uniqueKey: String(job.id), runAt: job.scheduledAt })
@@ -113,11 +119,12 @@ export type RetryOutcome = { retried: CiBuildRow } | { refused: 'not_retryable' 
 export async function retryJob(ctx: AppContext, jobId: number, userId: number): Promise<RetryOutcome> {
   const job = await findJob(ctx.db, jobId)
   if (job === undefined) return { refused: 'not_retryable' }
-  return transition(ctx, job.pipeline_id, async (trx, now): Promise<RetryOutcome> => {
+  const outcome = await transition(ctx, job.pipeline_id, async (trx, now): Promise<RetryOutcome> => {
     const current = await lockedJob(trx, jobId)
     if (!RETRYABLE_STATUSES.includes(current.status) || current.retried === 1) return { refused: 'not_retryable' }
     return { retried: await replaceJob(trx, current, userId, now, 'pending') }
   })
+  return outcome ?? { refused: 'not_retryable' }
 }
 
 export type PlayOutcome = { played: CiBuildRow } | { refused: 'unplayable' }
@@ -129,7 +136,7 @@ export type PlayOutcome = { played: CiBuildRow } | { refused: 'unplayable' }
 export async function playJob(ctx: AppContext, jobId: number, userId: number): Promise<PlayOutcome> {
   const job = await findJob(ctx.db, jobId)
   if (job === undefined || (job.when !== 'manual' && job.when !== 'delayed')) return { refused: 'unplayable' }
-  return transition(ctx, job.pipeline_id, async (trx, now): Promise<PlayOutcome> => {
+  const outcome = await transition(ctx, job.pipeline_id, async (trx, now): Promise<PlayOutcome> => {
     const current = await lockedJob(trx, jobId)
     if (current.retried === 1) return { refused: 'unplayable' }
     if (current.status === 'manual' || current.status === 'scheduled') {
@@ -139,6 +146,7 @@ export async function playJob(ctx: AppContext, jobId: number, userId: number): P
     if (RETRYABLE_STATUSES.includes(current.status)) return { played: await replaceJob(trx, current, userId, now, 'pending') }
     return { refused: 'unplayable' }
   })
+  return outcome ?? { refused: 'unplayable' }
 }
 
 /** A delayed job whose time has come: scheduled → pending (nothing when it was played or canceled meanwhile). */
