@@ -7,7 +7,8 @@ import { namespacesById, projectsById } from '../../finders/rows.js'
 import { changedPathsBetween } from '../../git/diff.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { NULL_OID } from '../../git/repository.js'
-import type { CompletedPush } from '../push/after-push.js'
+import { mapBounded } from '../../common/bounded.js'
+import { PUSHED_REFS_AT_ONCE, type CompletedPush } from '../push/after-push.js'
 import { ciFilePath, createPipeline } from './create-pipeline.js'
 import { CREATE_PIPELINE } from './jobs.js'
 
@@ -32,13 +33,16 @@ export function registerPipelinePushListener(hooks: Pick<AppContext, 'pushListen
 async function onPush(ctx: AppContext, push: CompletedPush): Promise<void> {
   if (push.project.jobs_enabled !== 1) return
   const repo = ctx.repositories.open(push.project.id)
-  for (const update of push.updates) {
-    if (update.newId === NULL_OID || !(update.ref.startsWith(BRANCH_PREFIX) || update.ref.startsWith(TAG_PREFIX))) continue
+  const moved = push.updates.filter((update) => update.newId !== NULL_OID && (update.ref.startsWith(BRANCH_PREFIX) || update.ref.startsWith(TAG_PREFIX)))
+  // A few refs at a time: a push of thousands of tags reads a few objects for each.
+  const payloads = await mapBounded(moved, PUSHED_REFS_AT_ONCE, async (update): Promise<PushPipelinePayload | null> => {
     const sha = await repo.resolveCommit(update.newId)
     const commit = sha === null ? null : await repo.readCommit(sha)
-    if (commit === null || SKIP_CI.test(commit.message) || await ciFilePath(repo, push.project, commit.id) === null) continue
-    const payload: PushPipelinePayload = { projectId: push.project.id, userId: push.actor.user.id, ref: update.ref, before: update.oldId, sha: commit.id }
-    await ctx.jobs.enqueue(CREATE_PIPELINE, payload, { uniqueKey: `${push.project.id}:${update.ref}:${commit.id}` })
+    if (commit === null || SKIP_CI.test(commit.message) || await ciFilePath(repo, push.project, commit.id) === null) return null
+    return { projectId: push.project.id, userId: push.actor.user.id, ref: update.ref, before: update.oldId, sha: commit.id }
+  })
+  for (const payload of payloads) {
+    if (payload !== null) await ctx.jobs.enqueue(CREATE_PIPELINE, payload, { uniqueKey: `${payload.projectId}:${payload.ref}:${payload.sha}` })
   }
 }
 
