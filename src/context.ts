@@ -18,6 +18,7 @@ import { registerMergeRequestPushListener } from './services/merge-requests/merg
 import { registerWebHooks } from './services/hooks/deliveries.js'
 import { registerIntegrations } from './services/integrations/register-integrations.js'
 import { registerRepositoryHousekeeping } from './services/projects/housekeeping.js'
+import { registerPipelinePushListener } from './services/ci/pipeline-push-listener.js'
 import { ThrottleCounters } from './services/throttles/counters.js'
 import { SignInBans } from './services/throttles/sign-in-bans.js'
 
@@ -118,5 +119,6 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
   registerWebHooks(ctx)
   registerIntegrations(ctx)
   registerRepositoryHousekeeping(ctx)
+  registerPipelinePushListener(ctx)
   return ctx
 }

@@ -6,7 +6,7 @@ import type { Database } from './schema.js'
 import { isPostgres } from './dialect.js'
 
 /** Tables whose rows are locked this way: each has an integer `id`. */
-type LockableTable = 'users' | 'namespaces' | 'projects' | 'issues' | 'merge_requests'
+type LockableTable = 'users' | 'namespaces' | 'projects' | 'issues' | 'merge_requests' | 'ci_pipelines'
 
 /**
  * Holds the row until the transaction ends; call it first in the transaction. On PostgreSQL a row

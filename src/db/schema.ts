@@ -699,6 +699,77 @@ export interface NotificationSettingsTable {
 
 export type NotificationLevel = 'disabled' | 'participating' | 'watch' | 'global' | 'mention' | 'custom'
 
+export type CiStatus = 'created' | 'pending' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped' | 'manual' | 'scheduled'
+export type CiPipelineSource = 'push' | 'web' | 'trigger' | 'schedule' | 'api' | 'external' | 'pipeline' | 'chat'
+
+export interface CiPipelinesTable {
+  id: Generated<number>
+  project_id: number
+  /** The branch or tag name. */
+  ref: string
+  tag: Generated<Flag>
+  sha: string
+  before_sha: string | null
+  source: CiPipelineSource
+  /** Derived from its jobs (services/ci/status.ts). */
+  status: CiStatus
+  /** Why the CI file did not read; set with status failed and failure_reason config_error. */
+  yaml_errors: string | null
+  failure_reason: string | null
+  user_id: number | null
+  committed_at: number | null
+  started_at: number | null
+  finished_at: number | null
+  /** Seconds some job of the pipeline ran (overlaps once). */
+  duration: number | null
+  coverage: string | null
+  created_at: number
+  updated_at: number
+}
+
+export interface CiPipelineVariablesTable {
+  id: Generated<number>
+  pipeline_id: number
+  key: string
+  /** Sealed with the ci.pipeline_variables purpose (common/secret-box.ts). */
+  encrypted_value: string
+}
+
+export type CiWhenColumn = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed'
+
+/** A CI job (the original's ci_builds). */
+export interface CiBuildsTable {
+  id: Generated<number>
+  pipeline_id: number
+  project_id: number
+  name: string
+  stage: string
+  stage_idx: number
+  status: CiStatus
+  when: CiWhenColumn
+  allow_failure: Generated<Flag>
+  /** JSON: services/ci/build-options.ts BuildOptions. */
+  options: string
+  /** JSON [{key, value, public}]. */
+  yaml_variables: string
+  /** JSON array of runner tags. */
+  tag_list: string
+  coverage_regex: string | null
+  coverage: number | null
+  user_id: number | null
+  runner_id: number | null
+  token_digest: string | null
+  /** Replaced by a retry: kept for history, left out of statuses. */
+  retried: Generated<Flag>
+  failure_reason: string | null
+  queued_at: number | null
+  started_at: number | null
+  finished_at: number | null
+  scheduled_at: number | null
+  created_at: number
+  updated_at: number
+}
+
 export interface Database {
   users: UsersTable
   identities: IdentitiesTable
@@ -741,6 +812,9 @@ export interface Database {
   throttle_bans: ThrottleBansTable
   integrations: IntegrationsTable
   notification_settings: NotificationSettingsTable
+  ci_pipelines: CiPipelinesTable
+  ci_pipeline_variables: CiPipelineVariablesTable
+  ci_builds: CiBuildsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -776,3 +850,5 @@ export type BoardListRow = Selectable<BoardListsTable>
 export type ApplicationSettingsRow = Selectable<ApplicationSettingsTable>
 export type WebHookRow = Selectable<WebHooksTable>
 export type SessionRow = Selectable<SessionsTable>
+export type CiPipelineRow = Selectable<CiPipelinesTable>
+export type CiBuildRow = Selectable<CiBuildsTable>

@@ -2,6 +2,7 @@
 // item with `stats` (with_stats), the detail of GET …/commits/:sha with stats, status and
 // last_pipeline, and a commit's reference entry (`{type, name}`).
 import { Type, type Static } from '@sinclair/typebox'
+import type { CiPipelineRow } from '../db/schema.js'
 import { signatureTime, type Commit } from '../git/repository.js'
 import { Nullable, NullableString } from './common.js'
 
@@ -66,10 +67,12 @@ export function presentCommitWithStats(commit: Commit, stats: CommitStatsEntity 
   return { ...presentCommit(commit), ...(stats === null ? {} : { stats }) }
 }
 
-/**
- * The detail form. `status` and `last_pipeline` come from CI, which this instance does not run
- * yet: no commit has a status or pipeline.
- */
-export function presentCommitDetail(commit: Commit, stats: CommitStatsEntity | null): CommitDetailEntity {
-  return { ...presentCommit(commit), ...(stats === null ? {} : { stats }), status: null, last_pipeline: null }
+/** The detail form: `status` and `last_pipeline` are the commit's latest pipeline's, null without one. */
+export function presentCommitDetail(commit: Commit, stats: CommitStatsEntity | null, lastPipeline: CiPipelineRow | null): CommitDetailEntity {
+  return {
+    ...presentCommit(commit),
+    ...(stats === null ? {} : { stats }),
+    status: lastPipeline?.status ?? null,
+    last_pipeline: lastPipeline === null ? null : { id: lastPipeline.id, ref: lastPipeline.ref, sha: lastPipeline.sha, status: lastPipeline.status },
+  }
 }

@@ -260,3 +260,14 @@ export async function changedFileCount(repo: GitRepository, from: string, to: st
   const names = await repo.run(['diff', '--name-only', '-z', '--end-of-options', from, to])
   return names.split('\0').filter((name) => name !== '').length
 }
+
+/**
+ * The paths the diff from `from` to `to` touches, both sides of a rename, as far as RAW_READ_LIMIT
+ * (what CI's `only: changes` matches against, as the original's modified paths of a push).
+ */
+export async function changedPathsBetween(repo: GitRepository, from: string, to: string): Promise<string[]> {
+  const names = await repo.runLimited(['diff', '--name-only', '--no-renames', '-z', '--end-of-options', from, to], { maxOutputBytes: RAW_READ_LIMIT })
+  const paths = names.stdout.toString('utf8').split('\0').filter((name) => name !== '')
+  if (names.truncated) paths.pop()
+  return paths
+}

@@ -41,13 +41,25 @@ export type ProjectAbility =
   | 'read_wiki'          // whoever reads the project (Guests of private ones too), while the wiki is enabled
   | 'create_wiki'        // Developer, while the wiki is enabled: write pages and attachments, push to the wiki
   | 'admin_wiki'         // Maintainer, while the wiki is enabled: delete pages
+  | 'read_pipeline'      // Reporter; anyone who reads the project when its jobs are public (public_jobs)
+  | 'read_build'         // the same, while jobs are enabled: jobs and their traces
+  | 'create_pipeline'    // Developer, while jobs are enabled
+  | 'update_build'       // Developer, while jobs are enabled: cancel, retry, play jobs and pipelines
+  | 'destroy_pipeline'   // Owner (and admins)
 
 /** What an archived project refuses: every change of its code and collaboration content. */
 const CHANGES_CONTENT: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>([
   'push_code', 'create_issue', 'admin_issue', 'destroy_issue', 'create_merge_request_in', 'create_merge_request_from',
   'admin_merge_request', 'create_note', 'admin_note', 'create_snippet', 'admin_snippet', 'admin_milestone', 'destroy_milestone',
-  'destroy_board_list', 'create_wiki', 'admin_wiki',
+  'destroy_board_list', 'create_wiki', 'admin_wiki', 'create_pipeline', 'update_build', 'destroy_pipeline',
 ])
+
+/** Pipelines and jobs: Reporters and up, or whoever reads the project when its jobs are public, as the original's public_builds. */
+function canReadPipelines(actor: Actor | null, subject: ProjectSubject): boolean {
+  const { project, access } = subject
+  if (!canReadProject(actor, project, access)) return false
+  return project.public_jobs === 1 || (actor !== null && (actor.user.admin === 1 || access.level >= REPORTER))
+}
 
 /** A project is readable by admins, by anyone when public, by internal users when internal, and by members. */
 export function canReadProject(actor: Actor | null, project: ProjectRow, access: ProjectAccess): boolean {
@@ -88,6 +100,8 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'read_milestone': return (project.issues_enabled === 1 || project.merge_requests_enabled === 1)
       && canReadProject(actor, project, subject.access)
     case 'read_wiki': return project.wiki_enabled === 1 && canReadProject(actor, project, subject.access)
+    case 'read_pipeline': return canReadPipelines(actor, subject)
+    case 'read_build': return project.jobs_enabled === 1 && canReadPipelines(actor, subject)
     default: break
   }
   if (actor === null) return false
@@ -96,6 +110,7 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
   if (ability === 'create_merge_request_in') return project.merge_requests_enabled === 1 && canDownloadCode(actor, subject)
   // A disabled wiki is closed to administrators too.
   if ((ability === 'create_wiki' || ability === 'admin_wiki') && project.wiki_enabled !== 1) return false
+  if ((ability === 'create_pipeline' || ability === 'update_build') && project.jobs_enabled !== 1) return false
   if (actor.user.admin) return true
   const level = subject.access.level
   switch (ability) {
@@ -111,11 +126,14 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'admin_issue':
     case 'admin_milestone': return level >= REPORTER
     case 'destroy_issue':
-    case 'destroy_board_list': return isProjectOwner(actor, subject)
+    case 'destroy_board_list':
+    case 'destroy_pipeline': return isProjectOwner(actor, subject)
     case 'create_merge_request_from':
     case 'admin_merge_request':
     case 'destroy_milestone':
-    case 'create_wiki': return level >= DEVELOPER
+    case 'create_wiki':
+    case 'create_pipeline':
+    case 'update_build': return level >= DEVELOPER
     case 'create_note': return canReadProject(actor, project, subject.access)
     case 'admin_note':
     case 'admin_snippet':

@@ -136,7 +136,9 @@ describe('fuzzing every route', () => {
     const user = await makeUser(t)
     const group = await makeGroup(t, { visibility: 'public' })
     const project = await makeProject(t, null, { visibility: 'public' })
-    await commitFiles(t, project.id, { 'README.md': '# fuzz\n' })
+    await commitFiles(t, project.id, { 'README.md': '# fuzz\n', '.gitlab-ci.yml': 'build: { script: make }\ntest: { stage: test, script: make test }\n' })
+    // Pipeline 1 with jobs 1 and 2, for the routes whose ids are filled with 1.
+    assert.equal((await t.api('POST', `/projects/${project.id}/pipeline`, { body: { ref: 'master' } })).status, 201)
     await makeMergeRequest(t, project, null)
     assert.equal((await t.api('POST', `/projects/${project.id}/issues`, { body: { title: 'Fuzzed' } })).status, 201)
     const snippet = await t.api('POST', `/projects/${project.id}/snippets`, { body: { title: 's', file_name: 's.txt', code: 'x', visibility: 'public' } })

@@ -1,10 +1,10 @@
 // python-gitlab (Debian's python3-gitlab) against a real Ingot socket: the script in
 // python/smoke.py signs in, creates a group and a project with a README, edits files, creates
-// commits, branches, protected branches and tags, reads trees and comparisons, and lints a CI
-// file. python-gitlab 3 parses a body only when Content-Type is exactly `application/json`, as the
-// original sends it. python/oauth.py registers an OAuth application (gl.applications) and works
-// with a token from it (oauth_token=). Without python-gitlab on the machine the test is skipped,
-// except in CI (.ci/run installs it).
+// commits, branches, protected branches and tags, reads trees and comparisons, lints a CI file,
+// and runs a pipeline's create, list, jobs, cancel and retry. python-gitlab 3 parses a body only
+// when Content-Type is exactly `application/json`, as the original sends it. python/oauth.py
+// registers an OAuth application (gl.applications) and works with a token from it (oauth_token=).
+// Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'

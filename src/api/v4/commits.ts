@@ -13,6 +13,7 @@ import {
 import { CommitComment, presentCommitComment } from '../../entities/commit-comment.js'
 import { DiffEntry, presentDiff } from '../../entities/repository.js'
 import { findBranchTip } from '../../git/branches.js'
+import { latestPipelineOfCommit } from '../../finders/pipelines-finder.js'
 import { protectedBranchesOf } from '../../finders/protected-refs.js'
 import { diffCommits } from '../../git/diff.js'
 import { commitStats, refsContaining, type HistorySelection } from '../../git/log.js'
@@ -145,17 +146,17 @@ const commits: FastifyPluginAsyncTypebox = async (app) => {
     const commit = await findCommit(loaded.repo, commitId)
     const stats = body.stats ? (await commitStats(loaded.repo, [commit])).get(commit.id) ?? null : null
     reply.code(201)
-    return presentCommitDetail(commit, stats)
+    return presentCommitDetail(commit, stats, await latestPipelineOfCommit(req.ingot.db, loaded.project.id, commit.id))
   })
 
   app.get(`${base}/:sha`, {
     config: { auth: 'optional' },
     schema: { params: CommitParams, querystring: StatsQuery, response: { 200: CommitDetail } },
   }, async (req) => {
-    const { repo } = await loadRepository(req, req.params.id)
+    const { repo, project } = await loadRepository(req, req.params.id)
     const commit = await findCommit(repo, req.params.sha)
     const stats = req.query.stats ? (await commitStats(repo, [commit])).get(commit.id) ?? null : null
-    return presentCommitDetail(commit, stats)
+    return presentCommitDetail(commit, stats, await latestPipelineOfCommit(req.ingot.db, project.id, commit.id))
   })
 
   app.get(`${base}/:sha/refs`, {

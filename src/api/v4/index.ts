@@ -14,6 +14,7 @@ import groups from './groups.js'
 import impersonationTokens from './impersonation-tokens.js'
 import integrations from './integrations.js'
 import issues from './issues.js'
+import jobs from './jobs.js'
 import labels from './labels.js'
 import members from './members.js'
 import milestones from './milestones.js'
@@ -22,6 +23,7 @@ import mergeRequests from './merge-requests.js'
 import namespaces from './namespaces.js'
 import notes from './notes.js'
 import notificationSettings from './notification-settings.js'
+import pipelines from './pipelines.js'
 import projectHousekeeping from './project-housekeeping.js'
 import projectUploads from './project-uploads.js'
 import projectHooks from './project-hooks.js'
@@ -52,6 +54,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(impersonationTokens)
   await app.register(integrations)
   await app.register(issues)
+  await app.register(jobs)
   await app.register(labels)
   await app.register(members)
   await app.register(milestones)
@@ -60,6 +63,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(namespaces)
   await app.register(notes)
   await app.register(notificationSettings)
+  await app.register(pipelines)
   await app.register(projectHousekeeping)
   await app.register(projectUploads)
   await app.register(projectHooks)

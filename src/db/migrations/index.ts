@@ -19,6 +19,7 @@ import * as m0014 from './0014_empty_repo.js'
 import { sealSecrets } from './0015_sealed_secrets.js'
 import * as m0016 from './0016_throttles.js'
 import * as m0017 from './0017_oauth.js'
+import * as m0018 from './0018_ci_pipelines.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -43,5 +44,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0015_sealed_secrets': sealSecrets(tools.secrets),
     '0016_throttles': m0016,
     '0017_oauth': m0017,
+    '0018_ci_pipelines': m0018,
   }
 }

@@ -10,6 +10,7 @@ import type { SecretBox, SecretPurpose } from '../../common/secret-box.js'
 const SEALED_COLUMNS: readonly { table: string; column: string; purpose: SecretPurpose }[] = [
   { table: 'web_hooks', column: 'encrypted_token', purpose: 'web_hooks.token' },
   { table: 'integrations', column: 'encrypted_properties', purpose: 'integrations.secrets' },
+  { table: 'ci_pipeline_variables', column: 'encrypted_value', purpose: 'ci.pipeline_variables' },
 ]
 
 const BATCH = 500

@@ -16,7 +16,8 @@ import { removeProjectFiles } from '../projects/delete-project.js'
 /**
  * Every table holding a user's contributions, by its author column: moved to the ghost on a soft
  * delete, deleted on a hard one. A capability that adds authored rows (issues, notes, …) adds its
- * table here. Award emoji go with the user (a ghost cannot hold one award per person).
+ * table here. Award emoji go with the user (a ghost cannot hold one award per person). Pipelines and
+ * CI jobs keep no user (their foreign keys set it null), as the original nullifies them.
  */
 const CONTRIBUTIONS: readonly { table: string; authorColumn: string }[] = [
   { table: 'events', authorColumn: 'author_id' },

@@ -118,4 +118,18 @@ assert gl.settings.get().default_branch_protection == 2
 assert gl.lint('rspec:\n  script: rake spec\n') == (True, [])
 assert gl.lint('rspec:\n  scrpt: rake spec\n') == (False, ['jobs:rspec config contains unknown keys: scrpt', "jobs:rspec script can't be blank"])
 
+project.files.create({'file_path': '.gitlab-ci.yml', 'branch': 'master', 'content': 'build:\n  script: make\n', 'commit_message': 'Add CI'})
+pipeline = project.pipelines.create({'ref': 'master', 'variables': [{'key': 'GREETING', 'value': 'hello'}]})
+assert pipeline.status == 'pending', pipeline.status
+assert pipeline.id in [p.id for p in project.pipelines.list(ref='master', get_all=True)]
+jobs = pipeline.jobs.list()
+assert [(j.name, j.status) for j in jobs] == [('build', 'pending')], jobs
+job = project.jobs.get(jobs[0].id)
+job.cancel()
+assert project.jobs.get(job.id).status == 'canceled'
+pipeline.retry()
+assert project.pipelines.get(pipeline.id).status == 'pending'
+pipeline.cancel()
+assert project.pipelines.get(pipeline.id).status == 'canceled'
+
 print('ok')

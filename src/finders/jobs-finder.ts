@@ -1,0 +1,48 @@
+// CI jobs of a project or of one pipeline, retried ones included as in the original 11.5, filtered
+// by status (`scope`), and what a page of them shows: their pipelines, users and commits, each
+// loaded once for the whole page.
+import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
+import type { Db } from '../db/index.js'
+import type { CiBuildRow, CiPipelineRow, CiStatus, UserRow } from '../db/schema.js'
+import type { Commit, GitRepository } from '../git/repository.js'
+import { pipelinesByIds } from './pipelines-finder.js'
+import { usersById } from './rows.js'
+
+export const JOB_STATUSES: readonly CiStatus[] = ['created', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled']
+
+export interface JobFilters {
+  /** Only jobs with one of these statuses; every job when empty. */
+  statuses: readonly CiStatus[]
+  pipelineId?: number
+}
+
+/** Project jobs newest first, as the original lists them; a pipeline's in the order they were made. */
+export function findJobPage(db: Db, projectId: number, filters: JobFilters, pagination: PaginationQuery): Promise<Page<CiBuildRow>> {
+  let query = db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId)
+  if (filters.pipelineId !== undefined) query = query.where('pipeline_id', '=', filters.pipelineId)
+  if (filters.statuses.length > 0) query = query.where('status', 'in', filters.statuses)
+  return paginate(db, query.orderBy('id', filters.pipelineId === undefined ? 'desc' : 'asc'), pagination)
+}
+
+export async function findJob(db: Db, projectId: number, jobId: number): Promise<CiBuildRow | null> {
+  return await db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('id', '=', jobId).executeTakeFirst() ?? null
+}
+
+export interface JobView {
+  job: CiBuildRow
+  pipeline: CiPipelineRow
+  user: UserRow | null
+  commit: Commit | null
+}
+
+/** The views of some jobs of one project: one query for their pipelines, one for their users, one read of each commit. */
+export async function loadJobViews(db: Db, repo: GitRepository, jobs: readonly CiBuildRow[]): Promise<JobView[]> {
+  const pipelines = await pipelinesByIds(db, jobs.map((job) => job.pipeline_id))
+  const users = await usersById(db, [...new Set(jobs.flatMap((job) => (job.user_id === null ? [] : [job.user_id])))])
+  const shas = [...new Set([...pipelines.values()].map((pipeline) => pipeline.sha))]
+  const commits = new Map((await repo.readCommits(shas)).map((commit) => [commit.id, commit]))
+  return jobs.map((job) => {
+    const pipeline = pipelines.get(job.pipeline_id)!
+    return { job, pipeline, user: job.user_id === null ? null : users.get(job.user_id) ?? null, commit: commits.get(pipeline.sha) ?? null }
+  })
+}

@@ -1,0 +1,177 @@
+// Every move of a job or a pipeline, each one transaction that locks the pipeline's row first, then
+// changes jobs, then processes the pipeline (status.ts): two runners finishing jobs of one stage at
+// once, or a cancel racing a finish, are applied one after the other. The runner protocol calls
+// startJob and finishJob; the API calls the rest. Delayed jobs that became scheduled are enqueued
+// (jobs.ts) once the transaction has committed.
+import type { AppContext } from '../../context.js'
+import type { Db } from '../../db/index.js'
+import { lockRow } from '../../db/locks.js'
+import type { CiBuildRow, CiPipelineRow } from '../../db/schema.js'
+import { readBuildOptions, retriedRowOf } from './build-options.js'
+import { ENQUEUE_DELAYED_JOB } from './jobs.js'
+import { CANCELABLE_STATUSES, RETRYABLE_STATUSES, processPipeline, type ProcessedPipeline } from './status.js'
+
+/**
+ * Runs `change` under the pipeline's row lock, processes the pipeline, enqueues what became
+ * scheduled; null when the pipeline was deleted meanwhile.
+ */
+async function transition<T>(ctx: AppContext, pipelineId: number, change: (trx: Db, now: number) => Promise<T>): Promise<T | null> {
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
+    await lockRow(trx, 'ci_pipelines', pipelineId)
+    if (await trx.selectFrom('ci_pipelines').select('id').where('id', '=', pipelineId).executeTakeFirst() === undefined) return null
+    const now = Date.now()
+    const result = await change(trx, now)
+    return { result, processed: await processPipeline(trx, pipelineId, now) }
+  })
+  if (outcome === null) return null
+  await enqueueScheduled(ctx, outcome.processed)
+  return outcome.result
+}
+
+/** Enqueues each job that became scheduled for when it is due; call it once the transaction has committed. */
+export async function enqueueScheduled(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
+  for (const job of processed.scheduled) {
+    await ctx.jobs.enqueue(ENQUEUE_DELAYED_JOB, { jobId: job.id }, { uniqueKey: String(job.id), runAt: job.scheduledAt })
+  }
+}
+
+function findJob(db: Db, jobId: number): Promise<CiBuildRow | undefined> {
+  return db.selectFrom('ci_builds').selectAll().where('id', '=', jobId).executeTakeFirst()
+}
+
+/** The job as it is now, re-read under the lock. */
+async function lockedJob(trx: Db, jobId: number): Promise<CiBuildRow> {
+  return trx.selectFrom('ci_builds').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow()
+}
+
+/** A job's move from one of `from` to new values; the job as it is after, or null when it was not in `from`. */
+async function moveJob(ctx: AppContext, jobId: number, from: readonly CiBuildRow['status'][], changes: (job: CiBuildRow, now: number) => Partial<CiBuildRow>): Promise<CiBuildRow | null> {
+  const job = await findJob(ctx.db, jobId)
+  if (job === undefined) return null
+  return transition(ctx, job.pipeline_id, async (trx, now) => {
+    const current = await lockedJob(trx, jobId)
+    if (!from.includes(current.status) || current.retried === 1) return null
+    await trx.updateTable('ci_builds').set({ ...changes(current, now), updated_at: now }).where('id', '=', jobId).execute()
+    return lockedJob(trx, jobId)
+  })
+}
+
+/** A runner took the job: pending → running. Null when the job is not pending (canceled meanwhile). */
+export function startJob(ctx: AppContext, jobId: number, runnerId: number | null = null): Promise<CiBuildRow | null> {
+  return moveJob(ctx, jobId, ['pending'], (_job, now) => ({ status: 'running', started_at: now, runner_id: runnerId }))
+}
+
+/**
+ * The runner's outcome of a pending or running job; a failure the job's `retry` covers is retried
+ * at once, as the original does. Null when the job was no longer pending or running.
+ */
+export async function finishJob(ctx: AppContext, jobId: number, outcome: 'success' | 'failed', failureReason = 'unknown_failure'): Promise<CiBuildRow | null> {
+  const job = await findJob(ctx.db, jobId)
+  if (job === undefined) return null
+  return transition(ctx, job.pipeline_id, async (trx, now) => {
+    const current = await lockedJob(trx, jobId)
+    if ((current.status !== 'pending' && current.status !== 'running') || current.retried === 1) return null
+    await trx.updateTable('ci_builds').set({
+      status: outcome, finished_at: now, updated_at: now, failure_reason: outcome === 'failed' ? failureReason : null,
+    }).where('id', '=', jobId).execute()
+    const finished = await lockedJob(trx, jobId)
+    if (outcome === 'failed' && await retriesLeft(trx, finished, failureReason)) await replaceJob(trx, finished, finished.user_id, now, 'pending')
+    return finished
+  })
+}
+
+/** Whether the job's `retry` covers this failure and it has retries left. */
+async function retriesLeft(trx: Db, job: CiBuildRow, failureReason: string): Promise<boolean> {
+  const retry = readBuildOptions(job).retry
+  if (retry === null || retry.max === 0) return false
+  if (!retry.when.includes('always') && !retry.when.includes(failureReason)) return false
+  const { count } = await trx.selectFrom('ci_builds').select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('pipeline_id', '=', job.pipeline_id).where('name', '=', job.name).where('retried', '=', 1)
+    .executeTakeFirstOrThrow()
+  return Number(count) < retry.max
+}
+
+/**
+ * A new row for the job (the old one kept, marked retried), `pending` for a retry of one job or
+ * `created` for a pipeline's retry, which processes it; skipped jobs of later stages may run again.
+ */
+async function replaceJob(trx: Db, job: CiBuildRow, userId: number | null, now: number, status: 'pending' | 'created'): Promise<CiBuildRow> {
+  await trx.updateTable('ci_builds').set({ retried: 1, updated_at: now }).where('id', '=', job.id).execute()
+  const row = retriedRowOf(job, userId, now)
+  const created = await trx.insertInto('ci_builds')
+    .values({ ...row, status, ...(status === 'pending' ? { queued_at: now } : {}) })
+    .returningAll().executeTakeFirstOrThrow()
+  await trx.updateTable('ci_builds').set({ status: 'created', updated_at: now })
+    .where('pipeline_id', '=', job.pipeline_id).where('retried', '=', 0).where('status', '=', 'skipped').where('stage_idx', '>', job.stage_idx)
+    .execute()
+  return created
+}
+
+/** Cancels a created, pending, running or scheduled job; the job as it is (unchanged when it could not be canceled). */
+export async function cancelJob(ctx: AppContext, jobId: number): Promise<CiBuildRow | null> {
+  const canceled = await moveJob(ctx, jobId, CANCELABLE_STATUSES, (_job, now) => ({ status: 'canceled', finished_at: now }))
+  return canceled ?? (await findJob(ctx.db, jobId)) ?? null
+}
+
+export type RetryOutcome = { retried: CiBuildRow } | { refused: 'not_retryable' }
+
+/** Retries a finished job (success, failed, canceled) as a new pending job by `userId`. */
+export async function retryJob(ctx: AppContext, jobId: number, userId: number): Promise<RetryOutcome> {
+  const job = await findJob(ctx.db, jobId)
+  if (job === undefined) return { refused: 'not_retryable' }
+  const outcome = await transition(ctx, job.pipeline_id, async (trx, now): Promise<RetryOutcome> => {
+    const current = await lockedJob(trx, jobId)
+    if (!RETRYABLE_STATUSES.includes(current.status) || current.retried === 1) return { refused: 'not_retryable' }
+    return { retried: await replaceJob(trx, current, userId, now, 'pending') }
+  })
+  return outcome ?? { refused: 'not_retryable' }
+}
+
+export type PlayOutcome = { played: CiBuildRow } | { refused: 'unplayable' }
+
+/**
+ * Plays a manual or delayed job: one waiting (manual, scheduled) becomes pending by `userId`; one
+ * that has finished runs again as a retry. Other jobs are not playable.
+ */
+export async function playJob(ctx: AppContext, jobId: number, userId: number): Promise<PlayOutcome> {
+  const job = await findJob(ctx.db, jobId)
+  if (job === undefined || (job.when !== 'manual' && job.when !== 'delayed')) return { refused: 'unplayable' }
+  const outcome = await transition(ctx, job.pipeline_id, async (trx, now): Promise<PlayOutcome> => {
+    const current = await lockedJob(trx, jobId)
+    if (current.retried === 1) return { refused: 'unplayable' }
+    if (current.status === 'manual' || current.status === 'scheduled') {
+      await trx.updateTable('ci_builds').set({ status: 'pending', queued_at: now, user_id: userId, updated_at: now }).where('id', '=', jobId).execute()
+      return { played: await lockedJob(trx, jobId) }
+    }
+    if (RETRYABLE_STATUSES.includes(current.status)) return { played: await replaceJob(trx, current, userId, now, 'pending') }
+    return { refused: 'unplayable' }
+  })
+  return outcome ?? { refused: 'unplayable' }
+}
+
+/** A delayed job whose time has come: scheduled → pending (nothing when it was played or canceled meanwhile). */
+export function enqueueDelayedJob(ctx: AppContext, jobId: number): Promise<CiBuildRow | null> {
+  return moveJob(ctx, jobId, ['scheduled'], (_job, now) => ({ status: 'pending', queued_at: now }))
+}
+
+/** Retries the pipeline's failed and canceled jobs, and lets its skipped jobs run again. */
+export async function retryPipeline(ctx: AppContext, pipeline: CiPipelineRow, userId: number): Promise<void> {
+  await transition(ctx, pipeline.id, async (trx, now) => {
+    const jobs = await trx.selectFrom('ci_builds').selectAll()
+      .where('pipeline_id', '=', pipeline.id).where('retried', '=', 0).where('status', 'in', ['failed', 'canceled'])
+      .orderBy('id').execute()
+    for (const job of jobs) await replaceJob(trx, job, userId, now, 'created')
+    await trx.updateTable('ci_builds').set({ status: 'created', updated_at: now })
+      .where('pipeline_id', '=', pipeline.id).where('retried', '=', 0).where('status', '=', 'skipped')
+      .execute()
+  })
+}
+
+/** Cancels every job of the pipeline that can still be canceled. */
+export async function cancelPipeline(ctx: AppContext, pipeline: CiPipelineRow): Promise<void> {
+  await transition(ctx, pipeline.id, async (trx, now) => {
+    await trx.updateTable('ci_builds').set({ status: 'canceled', finished_at: now, updated_at: now })
+      .where('pipeline_id', '=', pipeline.id).where('retried', '=', 0).where('status', 'in', CANCELABLE_STATUSES)
+      .execute()
+  })
+}
