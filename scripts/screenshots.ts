@@ -3,8 +3,7 @@
 // changing a page that docs/ shows, and commit the images with the change.
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ROOT_PASSWORD } from '../test/helpers/app.js'
-import { launchChromium, openPage, startListeningApp } from '../test/helpers/chromium.js'
+import { launchChromium, openPage, startListeningApp, submitSignIn } from '../test/helpers/chromium.js'
 import { makeApplication } from '../test/helpers/oauth.js'
 
 const IMAGES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'images')
@@ -15,9 +14,7 @@ try {
   const { page, close } = await openPage(browser, server.url)
   await page.setViewportSize({ width: 900, height: 640 })
   await page.goto('/users/sign_in')
-  await page.fill('#user_login', 'root')
-  await page.fill('#user_password', ROOT_PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await submitSignIn(page)
   await page.waitForURL(`${server.url}/`)
 
   await page.goto(`/oauth/authorize?${new URLSearchParams({

@@ -4,7 +4,7 @@
 // test file (launched in `before`, closed in `after`); a fresh context (cookies) per test.
 import fs from 'node:fs/promises'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { buildTestApp, type TestApp, type TestAppOptions } from './app.js'
+import { ROOT_PASSWORD, buildTestApp, type TestApp, type TestAppOptions } from './app.js'
 import { freePort } from './ports.js'
 
 /** Where Debian's `chromium` package installs its launcher. */
@@ -87,4 +87,11 @@ export async function startListeningApp(options: TestAppOptions = {}): Promise<L
     throw err
   }
   return { t, url, close: () => t.close() }
+}
+
+/** Fills and sends the sign-in form the page shows (root with the test password unless told otherwise). */
+export async function submitSignIn(page: Page, login = 'root', password = ROOT_PASSWORD): Promise<void> {
+  await page.fill('#user_login', login)
+  await page.fill('#user_password', password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
 }

@@ -8,8 +8,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import type { Browser } from 'playwright-core'
-import { ROOT_PASSWORD } from '../helpers/app.js'
-import { launchChromium, openPage, startListeningApp, type ListeningApp } from '../helpers/chromium.js'
+import { launchChromium, openPage, startListeningApp, submitSignIn, type ListeningApp } from '../helpers/chromium.js'
 import { makeApplication, type TestApplication } from '../helpers/oauth.js'
 
 /** The client application's callback: records the query of every visit to it and answers a plain page. */
@@ -51,9 +50,7 @@ describe('OAuth authorization in Chromium', () => {
     try {
       await page.goto(authorizePath('state with spaces & signs'))
       await page.waitForURL(`${server.url}/users/sign_in`)
-      await page.fill('#user_login', 'root')
-      await page.fill('#user_password', ROOT_PASSWORD)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await submitSignIn(page)
 
       await page.waitForURL((url) => url.pathname === '/oauth/authorize')
       assert.equal(await page.locator('h1').textContent(), 'Authorize Chat <bot> to use your account?')
@@ -94,9 +91,7 @@ describe('OAuth authorization in Chromium', () => {
     const { page, consoleErrors, close } = await openPage(browser, server.url)
     try {
       await page.goto('/users/sign_in')
-      await page.fill('#user_login', 'root')
-      await page.fill('#user_password', ROOT_PASSWORD)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await submitSignIn(page)
       await page.waitForURL(`${server.url}/`)
 
       await page.goto(`/oauth/authorize?${new URLSearchParams({

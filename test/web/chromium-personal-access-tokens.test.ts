@@ -3,8 +3,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Browser } from 'playwright-core'
-import { ROOT_PASSWORD } from '../helpers/app.js'
-import { launchChromium, openPage, startListeningApp, type ListeningApp } from '../helpers/chromium.js'
+import { launchChromium, openPage, startListeningApp, submitSignIn, type ListeningApp } from '../helpers/chromium.js'
 
 describe('Personal access tokens page in Chromium', () => {
   let server: ListeningApp
@@ -22,9 +21,7 @@ describe('Personal access tokens page in Chromium', () => {
     try {
       await page.goto('/profile/personal_access_tokens')
       await page.waitForURL(`${server.url}/users/sign_in`)
-      await page.fill('#user_login', 'root')
-      await page.fill('#user_password', ROOT_PASSWORD)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await submitSignIn(page)
       await page.waitForURL(`${server.url}/profile/personal_access_tokens`)
       await page.fill('#personal_access_token_name', 'laptop <script>')
       await page.check('#personal_access_token_scopes_read_user')

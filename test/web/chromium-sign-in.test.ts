@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Browser } from 'playwright-core'
 import { ROOT_PASSWORD } from '../helpers/app.js'
-import { launchChromium, openPage, startListeningApp, type ListeningApp, type OpenedPage } from '../helpers/chromium.js'
+import { launchChromium, openPage, startListeningApp, submitSignIn, type ListeningApp, type OpenedPage } from '../helpers/chromium.js'
 
 describe('Web sign-in in Chromium', () => {
   let server: ListeningApp
@@ -21,9 +21,7 @@ describe('Web sign-in in Chromium', () => {
   const signIn = async ({ page }: OpenedPage, password: string) => {
     await page.goto('/')
     assert.equal(page.url(), `${server.url}/users/sign_in`, 'an anonymous visitor of / is sent to sign in')
-    await page.fill('#user_login', 'root')
-    await page.fill('#user_password', password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await submitSignIn(page, 'root', password)
   }
 
   it('signs root in and lands on the home page, with no console errors', async () => {
