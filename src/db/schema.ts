@@ -768,6 +768,11 @@ export interface CiBuildsTable {
   scheduled_at: number | null
   created_at: number
   updated_at: number
+  /** `ci` for a job of the CI file; `external` for a commit status set through the API (never run by a runner). */
+  kind: Generated<'ci' | 'external'>
+  /** An external status's link and text; null for CI jobs. */
+  target_url: Generated<string | null>
+  description: Generated<string | null>
 }
 
 export interface Database {

@@ -18,14 +18,15 @@ export interface JobFilters {
 
 /** Project jobs newest first, as the original lists them; a pipeline's in the order they were made. */
 export function findJobPage(db: Db, projectId: number, filters: JobFilters, pagination: PaginationQuery): Promise<Page<CiBuildRow>> {
-  let query = db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId)
+  // Only CI jobs: external commit statuses are not jobs (the original lists Ci::Build only).
+  let query = db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('kind', '=', 'ci')
   if (filters.pipelineId !== undefined) query = query.where('pipeline_id', '=', filters.pipelineId)
   if (filters.statuses.length > 0) query = query.where('status', 'in', filters.statuses)
   return paginate(db, query.orderBy('id', filters.pipelineId === undefined ? 'desc' : 'asc'), pagination)
 }
 
 export async function findJob(db: Db, projectId: number, jobId: number): Promise<CiBuildRow | null> {
-  return await db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('id', '=', jobId).executeTakeFirst() ?? null
+  return await db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('id', '=', jobId).where('kind', '=', 'ci').executeTakeFirst() ?? null
 }
 
 export interface JobView {

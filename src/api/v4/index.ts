@@ -15,6 +15,7 @@ import impersonationTokens from './impersonation-tokens.js'
 import integrations from './integrations.js'
 import issues from './issues.js'
 import jobs from './jobs.js'
+import commitStatuses from './commit-statuses.js'
 import labels from './labels.js'
 import members from './members.js'
 import milestones from './milestones.js'
@@ -55,6 +56,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(integrations)
   await app.register(issues)
   await app.register(jobs)
+  await app.register(commitStatuses)
   await app.register(labels)
   await app.register(members)
   await app.register(milestones)

@@ -20,6 +20,7 @@ import { sealSecrets } from './0015_sealed_secrets.js'
 import * as m0016 from './0016_throttles.js'
 import * as m0017 from './0017_oauth.js'
 import * as m0018 from './0018_ci_pipelines.js'
+import * as m0019 from './0019_commit_statuses.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -45,5 +46,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0016_throttles': m0016,
     '0017_oauth': m0017,
     '0018_ci_pipelines': m0018,
+    '0019_commit_statuses': m0019,
   }
 }

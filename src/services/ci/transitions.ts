@@ -56,7 +56,12 @@ async function moveJob(ctx: AppContext, jobId: number, from: readonly CiBuildRow
   })
 }
 
-/** A runner took the job: pending → running. Null when the job is not pending (canceled meanwhile). */
+/**
+ * A runner took the job: pending → running. Null when the job is not pending (canceled meanwhile).
+ * Whatever chooses pending jobs for runners (the runner protocol's jobs/request) must choose rows of
+ * kind `ci` only: a pending commit status (kind `external`, services/ci/commit-status.ts) waits for
+ * the outside system that set it, never for a runner.
+ */
 export function startJob(ctx: AppContext, jobId: number, runnerId: number | null = null): Promise<CiBuildRow | null> {
   return moveJob(ctx, jobId, ['pending'], (_job, now) => ({ status: 'running', started_at: now, runner_id: runnerId }))
 }
@@ -159,6 +164,8 @@ export async function retryPipeline(ctx: AppContext, pipeline: CiPipelineRow, us
   await transition(ctx, pipeline.id, async (trx, now) => {
     const jobs = await trx.selectFrom('ci_builds').selectAll()
       .where('pipeline_id', '=', pipeline.id).where('retried', '=', 0).where('status', 'in', ['failed', 'canceled'])
+      // External commit statuses are set by their systems, not retried (the original retries builds only).
+      .where('kind', '=', 'ci')
       .orderBy('id').execute()
     for (const job of jobs) await replaceJob(trx, job, userId, now, 'created')
     await trx.updateTable('ci_builds').set({ status: 'created', updated_at: now })
