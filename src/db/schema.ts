@@ -162,6 +162,8 @@ export interface NamespacesTable {
   lfs_enabled: Generated<Flag>
   request_access_enabled: Generated<Flag>
   avatar_path: string | null
+  /** A group's runner registration token; null for users' namespaces and until a group's is made. */
+  runners_token: Generated<string | null>
   created_at: number
   updated_at: number
 }
@@ -199,6 +201,8 @@ export interface ProjectsTable {
   import_status: Generated<string>
   import_error: string | null
   runners_token: string
+  /** Seconds a CI job of the project may run (the original's build_timeout). */
+  build_timeout: Generated<number>
   forked_from_project_id: Generated<number | null>
   star_count: Generated<number>
   /** Kept by triggers (migration 0003) from forked_from_project_id. */
@@ -773,6 +777,51 @@ export interface CiBuildsTable {
   /** An external status's link and text; null for CI jobs. */
   target_url: Generated<string | null>
   description: Generated<string | null>
+  /** Seconds the job may run: the project's build_timeout capped by its runner's maximum_timeout, fixed when a runner takes it. */
+  timeout: Generated<number | null>
+}
+
+export type CiRunnerType = 'instance_type' | 'group_type' | 'project_type'
+
+/** A CI runner (the original's ci_runners); `name` to `architecture` are what it last said of itself (`info`). */
+export interface CiRunnersTable {
+  id: Generated<number>
+  token_digest: string
+  runner_type: CiRunnerType
+  description: string | null
+  active: Generated<Flag>
+  /** A project runner that may not be assigned to other projects. */
+  locked: Generated<Flag>
+  run_untagged: Generated<Flag>
+  /** JSON array of tags. */
+  tag_list: Generated<string>
+  /** `ref_protected`: takes jobs of protected branches and tags only. */
+  access_level: Generated<'not_protected' | 'ref_protected'>
+  /** Seconds; null for no cap. */
+  maximum_timeout: number | null
+  name: string | null
+  version: string | null
+  revision: string | null
+  platform: string | null
+  architecture: string | null
+  ip_address: string | null
+  contacted_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface CiRunnerProjectsTable {
+  id: Generated<number>
+  runner_id: number
+  project_id: number
+  created_at: number
+}
+
+export interface CiRunnerNamespacesTable {
+  id: Generated<number>
+  runner_id: number
+  namespace_id: number
+  created_at: number
 }
 
 export interface Database {
@@ -820,6 +869,9 @@ export interface Database {
   ci_pipelines: CiPipelinesTable
   ci_pipeline_variables: CiPipelineVariablesTable
   ci_builds: CiBuildsTable
+  ci_runners: CiRunnersTable
+  ci_runner_projects: CiRunnerProjectsTable
+  ci_runner_namespaces: CiRunnerNamespacesTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -857,3 +909,4 @@ export type WebHookRow = Selectable<WebHooksTable>
 export type SessionRow = Selectable<SessionsTable>
 export type CiPipelineRow = Selectable<CiPipelinesTable>
 export type CiBuildRow = Selectable<CiBuildsTable>
+export type CiRunnerRow = Selectable<CiRunnersTable>
