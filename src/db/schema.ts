@@ -606,6 +606,8 @@ export interface ThrottleBansTable {
 export interface ApplicationSettingsTable {
   id: Generated<number>
   settings: Generated<string>
+  /** Registers instance runners; made when first asked for (services/ci/runners/registration-tokens.ts). */
+  runners_registration_token: Generated<string | null>
   created_at: number
   updated_at: number
 }

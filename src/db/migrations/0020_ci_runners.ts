@@ -2,8 +2,9 @@
 // jobs of every project with shared runners on; a group runner, of its groups' projects
 // (ci_runner_namespaces); a project runner, of the projects it is assigned to (ci_runner_projects).
 // A runner authenticates with a token stored as its SHA-256 digest; so does a job (ci_builds'
-// token_digest, given out when a runner takes the job). Groups get a registration token of their
-// own (projects have had one since 0001); a job's effective timeout is fixed when it is taken.
+// token_digest, given out when a runner takes the job). The instance and groups get registration
+// tokens (projects have had one since 0001), made when first asked for; a job's effective timeout
+// is fixed when it is taken.
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely'
 import { withId } from './helpers.js'
 
@@ -49,6 +50,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('ci_runner_namespaces_runner_namespace').unique().on('ci_runner_namespaces').columns(['runner_id', 'namespace_id']).execute()
   await db.schema.createIndex('ci_runner_namespaces_namespace').on('ci_runner_namespaces').column('namespace_id').execute()
 
+  await db.schema.alterTable('application_settings').addColumn('runners_registration_token', 'text').execute()
   await db.schema.alterTable('namespaces').addColumn('runners_token', 'text').execute()
   await db.schema.createIndex('namespaces_runners_token').unique().on('namespaces').column('runners_token').execute()
   await db.schema.createIndex('projects_runners_token').on('projects').column('runners_token').execute()
@@ -70,6 +72,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('projects_runners_token').execute()
   await db.schema.dropIndex('namespaces_runners_token').execute()
   await db.schema.alterTable('namespaces').dropColumn('runners_token').execute()
+  await db.schema.alterTable('application_settings').dropColumn('runners_registration_token').execute()
   await db.schema.dropTable('ci_runner_namespaces').execute()
   await db.schema.dropTable('ci_runner_projects').execute()
   await db.schema.dropTable('ci_runners').execute()
