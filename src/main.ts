@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `ingot` command: `web` serves the API (and works background jobs in-process unless told not
 // to), `worker` only works jobs, `migrate` only brings the database schema up to date, `admin` runs
-// an operator's command on the database (cli/admin.ts). SIGTERM or SIGINT stops a process
+// an operator's command on the database (cli/admin.ts), `runner` runs CI jobs as a client of the
+// runner protocol (runner/, which shares nothing with the server). SIGTERM or SIGINT stops a process
 // gracefully: no new requests or jobs, running ones finish until INGOT_SHUTDOWN_TIMEOUT_MS, jobs
 // still running then are handed back for another process. web, worker and migrate refuse to start
 // (exit 2) with a git older than the releases that fixed its known flaws (git/version.ts).
@@ -17,6 +18,8 @@ import { createLogger, logFormatFor } from './logger.js'
 import { runAdmin } from './cli/admin.js'
 import { METRICS_PATH, serveMetrics } from './api/metrics.js'
 import { gitVersionProblem } from './git/version.js'
+import { ingotRevision } from './revision.js'
+import { runRunner } from './runner/command.js'
 
 const HELP = `Usage: ingot <command>
 
@@ -28,6 +31,7 @@ Commands:
   migrate   bring the database schema up to date, then exit
   admin     create users and tokens, set passwords, see and retry background jobs, lift
             sign-in bans, on the configured database without a running server (ingot admin --help)
+  runner    run CI jobs for an Ingot server, sandboxed (ingot runner --help; docs/ci.md)
 
 Configuration comes from the environment; see docs/configuration.md:
   INGOT_PORT (8080)  INGOT_HOST (127.0.0.1)  INGOT_DATA_DIR (./data)
@@ -60,6 +64,15 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (command === 'admin') return runAdmin(argv.slice(1))
+  if (command === 'runner') {
+    // A runner clones what its jobs name: the same git fixes as the server's matter to it.
+    const problem = argv.includes('--help') || argv.includes('-h') ? null : await gitVersionProblem()
+    if (problem !== null) {
+      process.stderr.write(`ingot: ${problem}\n`)
+      return 2
+    }
+    return runRunner(argv.slice(1), { version: ingotVersion(), revision: await ingotRevision() })
+  }
   if (!['web', 'worker', 'migrate'].includes(command)) {
     process.stderr.write(`ingot: unknown command "${command}"\n\n${HELP}`)
     return 2
@@ -120,6 +133,15 @@ async function main(argv: string[]): Promise<number> {
     return app.close()
   })
   return 0
+}
+
+/** The version in Ingot's package.json, beside src/ and dist/ alike. */
+function ingotVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
 }
 
 function signInHint(config: Config): string {
