@@ -55,6 +55,16 @@ export interface Config {
   /** Git services over HTTP running at once in this process, and from one client address. */
   gitServicesMax: number
   gitServicesPerClient: number
+  /** The built-in CI runner `ingot web` starts as a child (services/ci/builtin-runner.ts). */
+  builtinRunner: BuiltinRunnerConfig
+}
+
+export interface BuiltinRunnerConfig {
+  /** On by default with the embedded SQLite database (one machine); PostgreSQL setups run `ingot runner`s of their own. */
+  enabled: boolean
+  concurrency: number
+  /** Lets the built-in runner run jobs without bubblewrap (INGOT_RUNNER_UNSANDBOXED). */
+  unsandboxed: boolean
 }
 
 export interface SignInBanConfig {
@@ -135,6 +145,11 @@ export function loadConfig(env: Env = process.env): Config {
   const gitServiceIdleTimeoutMs = parseInteger(env, 'INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS', { fallback: 300_000, min: 1000, max: 3_600_000, unit: 'number of milliseconds' })
   const gitServicesMax = parseInteger(env, 'INGOT_GIT_SERVICES_MAX', { fallback: 32, min: 1, max: 10_000, unit: 'number of git services' })
   const gitServicesPerClient = parseInteger(env, 'INGOT_GIT_SERVICES_PER_CLIENT', { fallback: 8, min: 1, max: 10_000, unit: 'number of git services' })
+  const builtinRunner: BuiltinRunnerConfig = {
+    enabled: parseBoolean(env, 'INGOT_BUILTIN_RUNNER', databaseUrl === ''),
+    concurrency: parseInteger(env, 'INGOT_RUNNER_CONCURRENCY', { fallback: 2, min: 1, max: 64, unit: 'number of jobs' }),
+    unsandboxed: parseBoolean(env, 'INGOT_RUNNER_UNSANDBOXED', false),
+  }
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -146,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey, previousSecretKeys, signInBan,
     requestTimeoutMs, headersTimeoutMs, connectionTimeoutMs, keepAliveTimeoutMs,
     gitServiceTimeoutMs, gitServiceIdleTimeoutMs, gitServicesMax, gitServicesPerClient,
+    builtinRunner,
   }
 }
 

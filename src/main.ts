@@ -7,6 +7,7 @@
 // still running then are handed back for another process. web, worker and migrate refuse to start
 // (exit 2) with a git older than the releases that fixed its known flaws (git/version.ts).
 import fs from 'node:fs'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { openContext, type AppContext } from './context.js'
@@ -20,6 +21,7 @@ import { METRICS_PATH, serveMetrics } from './api/metrics.js'
 import { gitVersionProblem } from './git/version.js'
 import { ingotRevision } from './revision.js'
 import { runRunner } from './runner/command.js'
+import { localServerUrl, startBuiltinRunner } from './services/ci/builtin-runner.js'
 
 const HELP = `Usage: ingot <command>
 
@@ -127,10 +129,17 @@ async function main(argv: string[]): Promise<number> {
   await app.listen({ port: config.port, host: config.host })
   if (config.webJobs && !options.includes('--no-jobs')) await ctx.jobs.start()
   const stopSweeps = startLeftoverSweeps(ctx)
+  // After listening: the runner registers and asks for jobs over HTTP, at this very address.
+  const builtinRunner = await startBuiltinRunner(ctx, {
+    serverUrl: localServerUrl(app.server.address() as AddressInfo),
+    command: [process.execPath, ...process.execArgv, process.argv[1]!, 'runner'],
+  })
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
-  await closeOnSignal(ctx, () => {
+  await closeOnSignal(ctx, async () => {
     stopSweeps()
-    return app.close()
+    // The runner first: its running jobs report their end to this server before it closes.
+    await builtinRunner?.stop()
+    await app.close()
   })
   return 0
 }

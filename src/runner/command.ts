@@ -86,6 +86,8 @@ export async function runRunner(argv: readonly string[], version: { version: str
   }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+  // Started by a supervisor (supervisor.ts) with an IPC channel: its end means the parent died.
+  if (process.send !== undefined) process.once('disconnect', stop)
   try {
     await runner.done
   } catch (err) {
