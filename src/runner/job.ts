@@ -55,6 +55,7 @@ export async function runJob(job: JobPayload, ctx: JobContext): Promise<JobOutco
   const canceled = new AbortController()
   const trace = new TraceBuffer({
     send: (start, bytes) => ctx.client.appendTrace(job, start, bytes),
+    touch: () => ctx.client.updateJob(job, { state: 'running' }),
     onAbandoned: () => canceled.abort(),
   })
   const root = path.join(ctx.dir, 'builds', `${job.id}-${randomBytes(4).toString('hex')}`)

@@ -1,16 +1,21 @@
 // A job's trace on its way to the server: output is kept here and appended to the server's copy
 // with `PATCH /jobs/:id/trace` about once a second, or at once when 64 KiB wait, never per write.
 // The server's size is the truth: a 416 (or a 202 whose `Range` disagrees) moves the offset to
-// the server's and sends again from there. A 403, or a `Job-Status` that is not running, means
-// the job was canceled (or failed) on the server: the job is told and stops.
-import type { TraceAnswer } from './client.js'
+// the server's and sends again from there. While a job writes nothing, it is touched (PUT running,
+// as newer runners do) every few seconds instead. A 403, or a `Job-Status` that is not running, in
+// either answer means the job was canceled (or failed) on the server: the job is told and stops.
+import type { JobAnswer, TraceAnswer } from './client.js'
 
 export interface TraceOptions {
   /** Appends `bytes` at `start` of the server's trace. */
   send(start: number, bytes: Buffer): Promise<TraceAnswer>
+  /** Tells the server the job still runs, when there was nothing to append for a while. */
+  touch(): Promise<JobAnswer>
   /** The server no longer wants the job run (canceled, or failed there). */
   onAbandoned(jobStatus: string): void
   intervalMs?: number
+  /** How long without an append before a touch. */
+  touchIntervalMs?: number
   /** Waiting bytes that make the next append go at once. */
   eagerBytes?: number
   /** The most a trace keeps; past it, output is dropped and the trace says so once (the original runner's `output_limit`). */
@@ -30,11 +35,13 @@ export class TraceBuffer {
   private timer: NodeJS.Timeout | null = null
   private truncated = false
   private abandoned = false
+  /** When the server last heard of the job. */
+  private lastContact = Date.now()
   private readonly options: Required<TraceOptions>
 
   constructor(options: TraceOptions) {
-    this.options = { intervalMs: 1000, eagerBytes: 64 * 1024, limitBytes: 16 * 1024 * 1024, ...options }
-    this.timer = setInterval(() => void this.flush(), this.options.intervalMs)
+    this.options = { intervalMs: 1000, touchIntervalMs: 3000, eagerBytes: 64 * 1024, limitBytes: 16 * 1024 * 1024, ...options }
+    this.timer = setInterval(() => void this.tick(), this.options.intervalMs)
     this.timer.unref()
   }
 
@@ -72,6 +79,27 @@ export class TraceBuffer {
     return this.sent >= this.length
   }
 
+  private async tick(): Promise<void> {
+    if (this.sent < this.length || this.flushing !== null) {
+      await this.flush()
+      return
+    }
+    if (this.abandoned || Date.now() - this.lastContact < this.options.touchIntervalMs) return
+    this.lastContact = Date.now()
+    const answer = await this.options.touch().catch(() => null)
+    if (answer !== null) this.heard(answer)
+  }
+
+  /** Whether the answer lets the job go on; if not, the job is abandoned. */
+  private heard(answer: JobAnswer): boolean {
+    if (answer.status === 403 || (answer.jobStatus !== null && STATUSES_THAT_STOP.has(answer.jobStatus))) {
+      this.abandoned = true
+      this.options.onAbandoned(answer.jobStatus ?? 'canceled')
+      return false
+    }
+    return true
+  }
+
   private append(bytes: Buffer): void {
     if (this.length + bytes.length > this.data.length) {
       const grown = Buffer.alloc(Math.max(this.data.length * 2, this.length + bytes.length))
@@ -92,12 +120,9 @@ export class TraceBuffer {
       } catch {
         return // the network: the next tick tries again
       }
-      if (answer.status === 403 || (answer.jobStatus !== null && STATUSES_THAT_STOP.has(answer.jobStatus))) {
-        this.abandoned = true
-        this.options.onAbandoned(answer.jobStatus ?? 'canceled')
-        return
-      }
+      if (!this.heard(answer)) return
       if (answer.status === 202) {
+        this.lastContact = Date.now()
         this.sent = answer.remoteSize ?? start + bytes.length
       } else if (answer.status === 416 && answer.remoteSize !== null) {
         this.sent = answer.remoteSize

@@ -1,10 +1,10 @@
 // The trace on its way to the server, against a stand-in for the server's side of
 // `PATCH /jobs/:id/trace` (append at the current size, else 416 with the size it has): output is
-// sent in batches, not per write; an offset mismatch resyncs; a 403 or a stopped Job-Status
-// abandons the job.
+// sent in batches, not per write; an offset mismatch resyncs; a silent job is touched (PUT running);
+// a 403 or a stopped Job-Status in either answer abandons the job.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import type { TraceAnswer } from '../../src/runner/client.js'
+import type { JobAnswer, TraceAnswer } from '../../src/runner/client.js'
 import { TraceBuffer } from '../../src/runner/trace.js'
 
 /** The server's copy of a trace, with the answers `PATCH /jobs/:id/trace` gives. */
@@ -13,6 +13,13 @@ class FakeServer {
   calls: { start: number; length: number }[] = []
   jobStatus = 'running'
   next: (() => TraceAnswer | Error) | null = null
+  touches = 0
+
+  /** PUT running: 200 while the job runs, else 403 with its status. */
+  touch = async (): Promise<JobAnswer> => {
+    this.touches += 1
+    return this.jobStatus === 'running' ? { status: 200, jobStatus: null } : { status: 403, jobStatus: this.jobStatus }
+  }
 
   send = async (start: number, bytes: Buffer): Promise<TraceAnswer> => {
     this.calls.push({ start, length: bytes.length })
@@ -31,7 +38,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 describe('runner trace', () => {
   it('sends many small writes as one append per interval', async () => {
     const server = new FakeServer()
-    const trace = new TraceBuffer({ send: server.send, onAbandoned: () => assert.fail('abandoned'), intervalMs: 100 })
+    const trace = new TraceBuffer({ send: server.send, touch: server.touch, onAbandoned: () => assert.fail('abandoned'), intervalMs: 100 })
     for (let i = 0; i < 100; i += 1) trace.write(`line ${i}\n`)
     assert.equal(server.calls.length, 0)
     await sleep(250)
@@ -44,7 +51,7 @@ describe('runner trace', () => {
 
   it('sends at once when 64 KiB wait', async () => {
     const server = new FakeServer()
-    const trace = new TraceBuffer({ send: server.send, onAbandoned: () => assert.fail('abandoned'), intervalMs: 60_000 })
+    const trace = new TraceBuffer({ send: server.send, touch: server.touch, onAbandoned: () => assert.fail('abandoned'), intervalMs: 60_000 })
     trace.write('x'.repeat(70 * 1024))
     await sleep(20)
     assert.equal(server.calls.length, 1)
@@ -54,7 +61,7 @@ describe('runner trace', () => {
 
   it('resyncs from the Range of a 416 and sends again from there', async () => {
     const server = new FakeServer()
-    const trace = new TraceBuffer({ send: server.send, onAbandoned: () => assert.fail('abandoned'), intervalMs: 60_000 })
+    const trace = new TraceBuffer({ send: server.send, touch: server.touch, onAbandoned: () => assert.fail('abandoned'), intervalMs: 60_000 })
     trace.write('hello ')
     await trace.flush()
     // The server lost the end of what it had (a restore, a replaced trace): it has 2 bytes.
@@ -67,7 +74,7 @@ describe('runner trace', () => {
 
   it('keeps what failed to send and sends it on the next try', async () => {
     const server = new FakeServer()
-    const trace = new TraceBuffer({ send: server.send, onAbandoned: () => assert.fail('abandoned'), intervalMs: 60_000 })
+    const trace = new TraceBuffer({ send: server.send, touch: server.touch, onAbandoned: () => assert.fail('abandoned'), intervalMs: 60_000 })
     trace.write('first ')
     server.next = () => new Error('connection reset')
     await trace.flush()
@@ -83,7 +90,7 @@ describe('runner trace', () => {
     for (const answer of [{ status: 403, jobStatus: 'canceled', remoteSize: null }, { status: 202, jobStatus: 'canceled', remoteSize: 3 }, { status: 202, jobStatus: 'canceling', remoteSize: 3 }]) {
       const server = new FakeServer()
       const abandoned: string[] = []
-      const trace = new TraceBuffer({ send: server.send, onAbandoned: (status) => abandoned.push(status), intervalMs: 60_000 })
+      const trace = new TraceBuffer({ send: server.send, touch: server.touch, onAbandoned: (status) => abandoned.push(status), intervalMs: 60_000 })
       trace.write('abc')
       server.next = () => answer
       await trace.flush()
@@ -94,9 +101,36 @@ describe('runner trace', () => {
     }
   })
 
+  it('touches a job that writes nothing, and abandons it when the touch answers canceled', async () => {
+    const server = new FakeServer()
+    const abandoned: string[] = []
+    const trace = new TraceBuffer({ send: server.send, touch: server.touch, onAbandoned: (status) => abandoned.push(status), intervalMs: 50, touchIntervalMs: 200 })
+    await sleep(500)
+    assert.ok(server.touches >= 1 && server.touches <= 3, `${server.touches} touches`)
+    assert.equal(server.calls.length, 0)
+    server.jobStatus = 'canceled'
+    await sleep(400)
+    assert.deepEqual(abandoned, ['canceled'])
+    const touches = server.touches
+    await sleep(400)
+    assert.equal(server.touches, touches, 'an abandoned job is touched no more')
+    await trace.close()
+  })
+
+  it('does not touch a job whose output keeps the server informed', async () => {
+    const server = new FakeServer()
+    const trace = new TraceBuffer({ send: server.send, touch: server.touch, onAbandoned: () => assert.fail('abandoned'), intervalMs: 50, touchIntervalMs: 200 })
+    for (let i = 0; i < 10; i += 1) {
+      trace.write(`line ${i}\n`)
+      await sleep(60)
+    }
+    assert.equal(server.touches, 0)
+    await trace.close()
+  })
+
   it('stops keeping output past its limit, and says so', async () => {
     const server = new FakeServer()
-    const trace = new TraceBuffer({ send: server.send, onAbandoned: () => {}, intervalMs: 60_000, limitBytes: 10 })
+    const trace = new TraceBuffer({ send: server.send, touch: server.touch, onAbandoned: () => {}, intervalMs: 60_000, limitBytes: 10 })
     trace.write('0123456789abcdef')
     trace.write('more')
     await trace.close()
