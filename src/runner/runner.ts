@@ -11,7 +11,7 @@ import { RunnerClient, type JobPayload, type RunnerInfo } from './client.js'
 import { runJob } from './job.js'
 import type { Sandbox } from './sandbox.js'
 import type { RunnerSettings } from './settings.js'
-import { readSavedRunner, saveRunner } from './state.js'
+import { lockDirectory, readSavedRunner, saveRunner } from './state.js'
 
 export class RunnerStartError extends Error {}
 
@@ -28,6 +28,7 @@ export interface Runner {
 export async function startRunner(settings: RunnerSettings, sandbox: Sandbox, info: RunnerInfo, log: Logger): Promise<Runner> {
   await fs.mkdir(settings.dir, { recursive: true, mode: 0o700 })
   await fs.chmod(settings.dir, 0o700)
+  if (!await lockDirectory(settings.dir)) throw new RunnerStartError(`another runner process uses ${settings.dir} (INGOT_RUNNER_DIR)`)
   // Work directories a killed runner left behind belong to jobs that will never finish here.
   await fs.rm(path.join(settings.dir, 'builds'), { recursive: true, force: true })
   await fs.mkdir(path.join(settings.dir, 'builds'), { mode: 0o700 })

@@ -123,6 +123,18 @@ describe('ingot runner end to end', () => {
     assert.equal(row.runner_type, 'instance_type')
   })
 
+  it('keeps a second runner process out of its directory', async () => {
+    const second = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'runner'], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', INGOT_RUNNER_URL: client.baseUrl, INGOT_RUNNER_DIR: runnerDir, INGOT_LOG_FORMAT: 'json' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    second.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    const code = await new Promise<number | null>((resolve) => second.once('exit', resolve))
+    assert.equal(code, 78, output)
+    assert.match(output, /another runner process uses/)
+  })
+
   it('runs a pushed CI file: the pipeline succeeds and the trace has the output, in a sandbox with the job\'s variables only', async () => {
     const { project, sha } = await pushProject({
       'hello.txt': 'hello from the repository\n',
