@@ -166,11 +166,11 @@ export class RunnerClient {
     return { status: response.status, jobStatus: response.headers.get('job-status') }
   }
 
-  /** `GET /jobs/:id/artifacts` of a dependency, with the token of the job that depends on it: the zip as a stream, or null (404). */
-  async downloadArtifacts(dependencyId: number, jobToken: string): Promise<Readable | null> {
+  /** `GET /jobs/:id/artifacts` of a dependency, with the token of the job that depends on it: the zip as a stream, or null (404); `signal` stops it (a canceled or timed out job). */
+  async downloadArtifacts(dependencyId: number, jobToken: string, signal: AbortSignal): Promise<Readable | null> {
     const response = await fetch(this.url(`/jobs/${dependencyId}/artifacts`), {
       headers: { 'job-token': jobToken },
-      signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS),
+      signal: AbortSignal.any([AbortSignal.timeout(TRANSFER_TIMEOUT_MS), signal]),
     })
     if (response.status === 404) {
       await response.arrayBuffer()

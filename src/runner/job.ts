@@ -137,7 +137,7 @@ async function execute(job: JobPayload, ctx: JobContext, trace: TraceBuffer, roo
     const caches = (job.cache ?? []).filter((cache) => cache !== null && ((cache.paths?.length ?? 0) > 0 || cache.untracked === true))
     const cacheTarget = { root: path.join(ctx.dir, 'cache'), projectId: job.job_info.project_id, projectDir, output }
     for (const cache of caches) await restoreCache(cacheTarget, cache!, expand(cache!.key ?? 'default', env))
-    await downloadDependencies(job, ctx, root, projectDir, output)
+    await downloadDependencies(job, ctx, root, projectDir, output, signal)
     if (signal.aborted) return timedOut.signal.aborted ? timeoutFailure() : { state: 'canceled' }
 
     const step = (name: string) => job.steps.find((candidate) => candidate.name === name)
@@ -247,12 +247,12 @@ function cloneUrlOf(job: JobPayload, cloneUrl: string | null): string {
   return url.toString()
 }
 
-async function downloadDependencies(job: JobPayload, ctx: JobContext, root: string, projectDir: string, output: (text: string) => void): Promise<void> {
+async function downloadDependencies(job: JobPayload, ctx: JobContext, root: string, projectDir: string, output: (text: string) => void, signal: AbortSignal): Promise<void> {
   for (const dependency of job.dependencies ?? []) {
     if (dependency.artifacts_file === undefined || dependency.artifacts_file === null) continue
     output(`Downloading artifacts for ${dependency.name} (${dependency.id})...\n`)
     // With this job's token: the server lets a job read the artifacts of its own pipeline.
-    const stream = await ctx.client.downloadArtifacts(dependency.id, job.token)
+    const stream = await ctx.client.downloadArtifacts(dependency.id, job.token, signal)
     if (stream === null) throw new JobFailure(`the artifacts of ${dependency.name} (${dependency.id}) are gone`, 'missing_dependency_failure')
     // Kept beside the build directory, never in it: the job never sees the archive.
     const file = path.join(root, `dependency-${dependency.id}.zip`)
