@@ -7,17 +7,7 @@ import type { JobView } from '../finders/jobs-finder.js'
 import { CommitBasic, presentCommit } from './commit.js'
 import { IsoDateTime, Nullable, NullableDateTime, NullableString, type PresentContext } from './common.js'
 import { User, presentUser } from './user.js'
-
-const Runner = Type.Object({
-  id: Type.Integer(),
-  description: NullableString,
-  ip_address: NullableString,
-  active: Type.Boolean(),
-  is_shared: Type.Boolean(),
-  name: NullableString,
-  online: Type.Boolean(),
-  status: Type.String(),
-})
+import { Runner, presentRunner } from './runner.js'
 
 export const Job = Type.Object({
   id: Type.Integer(),
@@ -51,7 +41,7 @@ function durationOf(startedAt: number | null, finishedAt: number | null, now: nu
   return startedAt === null ? null : ((finishedAt ?? now) - startedAt) / 1000
 }
 
-export function presentJob({ job, pipeline, user, commit }: JobView, projectFullPath: string, ctx: PresentContext, now = Date.now()): JobEntity {
+export function presentJob({ job, pipeline, user, runner, commit }: JobView, projectFullPath: string, ctx: PresentContext, now = Date.now()): JobEntity {
   return {
     id: job.id,
     name: job.name,
@@ -68,7 +58,7 @@ export function presentJob({ job, pipeline, user, commit }: JobView, projectFull
     artifacts: [],
     commit: commit === null ? null : presentCommit(commit),
     pipeline: { id: pipeline.id, ref: pipeline.ref, sha: pipeline.sha, status: pipeline.status },
-    runner: null,
+    runner: runner === null ? null : presentRunner(runner, now),
     user: user === null ? null : presentUser(user, ctx),
     web_url: jobWebUrl(projectFullPath, job.id, ctx),
   }
