@@ -3,6 +3,7 @@
 // either whole or absent, even across a crash; a crash leaves at most a temporary file, which the
 // leftover sweep removes.
 import { randomBytes } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
@@ -31,17 +32,21 @@ export class LocalBlobStorage implements BlobStorage {
     const temporaryDir = path.join(this.root, TEMPORARY_DIR)
     await fs.mkdir(temporaryDir, { recursive: true })
     const temporary = path.join(temporaryDir, randomBytes(12).toString('hex'))
-    const file = await fs.open(temporary, 'wx', 0o600)
     try {
-      await pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, file.createWriteStream({ autoClose: false }))
-      await file.sync()
-      const { size } = await file.stat()
-      await file.close()
+      await pipeline(Buffer.isBuffer(data) ? Readable.from([data]) : data, createWriteStream(temporary, { flags: 'wx', mode: 0o600 }))
+      // Synced before the rename, so that the name never points at bytes a crash could lose.
+      const file = await fs.open(temporary, 'r')
+      let size: number
+      try {
+        await file.sync()
+        size = (await file.stat()).size
+      } finally {
+        await file.close()
+      }
       await fs.mkdir(path.dirname(target), { recursive: true })
       await fs.rename(temporary, target)
       return { key, size }
     } catch (err) {
-      await file.close().catch(() => {})
       await fs.rm(temporary, { force: true })
       throw err
     }
