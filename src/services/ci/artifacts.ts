@@ -5,7 +5,7 @@
 // into ci_job_artifact_entries, so one file of it is served from its offset without a scan.
 // Artifacts expire (expire_in, else the instance's default_artifacts_expire_in) unless kept.
 import { createHash, randomBytes } from 'node:crypto'
-import { PassThrough, Transform, type Readable } from 'node:stream'
+import { PassThrough, Transform, pipeline, type Readable } from 'node:stream'
 import yauzl from 'yauzl'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
@@ -103,8 +103,9 @@ const ENTRY_BATCH = 200
 export async function storeArtifact(ctx: AppContext, upload: ArtifactUpload): Promise<StoreArtifactOutcome> {
   const key = artifactBlobKey(upload.projectId, upload.jobId, upload.fileType)
   const metered = new MeteredUpload(upload.maxBytes)
-  upload.data.on('error', (err) => metered.destroy(err))
-  const stored = await ctx.blobs.put(key, upload.data.pipe(metered))
+  // Errors of either side end both; put() reports the one that ended the write.
+  pipeline(upload.data, metered, () => {})
+  const stored = await ctx.blobs.put(key, metered)
   let outcome: StoreArtifactOutcome & { replaced?: string[] }
   try {
     const entries = upload.fileType === 'archive' && upload.fileFormat === 'zip' ? await readZipEntries(ctx.blobs, key, stored.size) : []
