@@ -57,7 +57,7 @@ describe('job artifacts', () => {
     rawRequest(t, 'POST', `/jobs/${job.id}/artifacts${query}`, { 'job-token': job.token, 'content-type': MULTIPART_TYPE, ...headers }, body)
 
   async function jobWithArchive(name = 'build'): Promise<{ job: RunningJob; pipelineId: number }> {
-    const pipeline = await newPipeline(t, m.project.id, m.tokens.developer)
+    const pipeline = await newPipeline(t, m.project.id, m.users.developer.token)
     const job = await runJob(t, pipeline.jobs[name]!)
     const res = await upload(job, multipartBody({ name: 'artifacts.zip', data: zip }), '?artifact_type=archive&artifact_format=zip&expire_in=1%20week')
     assert.equal(res.status, 201, res.text)
@@ -81,7 +81,7 @@ describe('job artifacts', () => {
   })
 
   it('takes the instance\'s default expiry without expire_in, and other types of file', async () => {
-    const pipeline = await newPipeline(t, m.project.id, m.tokens.developer)
+    const pipeline = await newPipeline(t, m.project.id, m.users.developer.token)
     const job = await runJob(t, pipeline.jobs.lint!)
     const res = await upload(job, multipartBody({ name: 'junit.xml.gz', data: Buffer.from('gz') }), '?artifact_type=junit&artifact_format=gzip')
     assert.equal(res.status, 201, res.text)
@@ -95,7 +95,7 @@ describe('job artifacts', () => {
   })
 
   it('400 without a file; 403 with Job-Status for a job that ended; 403 for a wrong token', async () => {
-    const pipeline = await newPipeline(t, m.project.id, m.tokens.developer)
+    const pipeline = await newPipeline(t, m.project.id, m.users.developer.token)
     const job = await runJob(t, pipeline.jobs.build!)
     const missing = await upload(job, multipartBody(null, { artifact_type: 'archive' }))
     assert.equal(missing.status, 400)
@@ -116,7 +116,7 @@ describe('job artifacts', () => {
     const settings = await t.api('PUT', '/application/settings', { body: { max_artifacts_size: 1 } })
     assert.equal(settings.status, 200, settings.text)
     try {
-      const pipeline = await newPipeline(t, m.project.id, m.tokens.developer)
+      const pipeline = await newPipeline(t, m.project.id, m.users.developer.token)
       const job = await runJob(t, pipeline.jobs.build!)
       const big = multipartBody({ name: 'big.zip', data: Buffer.alloc(1024 * 1024 + 10, 7) })
       const declared = await upload(job, big)
@@ -158,7 +158,7 @@ describe('job artifacts', () => {
     assert.equal((await t.api('GET', `${base}/jobs/${job.id}/artifacts/out`, { token: m.tokens.reporter })).status, 404)
     assert.equal((await t.api('GET', `${base}/jobs/${job.id}/artifacts`, { token: m.tokens.nonMember })).status, 404)
 
-    const other = await newPipeline(t, m.project.id, m.tokens.developer)
+    const other = await newPipeline(t, m.project.id, m.users.developer.token)
     const noArchive = other.jobs.build!
     const none = await t.api('GET', `${base}/jobs/${noArchive}/artifacts`, { token: m.tokens.reporter })
     assert.equal(none.status, 404)
@@ -197,7 +197,7 @@ describe('job artifacts', () => {
     assert.equal(res.body.artifacts_expire_at, null)
     const row = await t.ctx.db.selectFrom('ci_job_artifacts').select('expire_at').where('job_id', '=', job.id).executeTakeFirstOrThrow()
     assert.equal(row.expire_at, null)
-    const other = await newPipeline(t, m.project.id, m.tokens.developer)
+    const other = await newPipeline(t, m.project.id, m.users.developer.token)
     assert.equal((await t.api('POST', `${base}/jobs/${other.jobs.build}/artifacts/keep`, { token: m.tokens.developer })).status, 404)
   })
 

@@ -33,7 +33,7 @@ describe('job traces', () => {
   const runAllJobs = () => t.ctx.jobs.runDue(Date.now() + 5_000)
 
   it('appends at the trace\'s end: 202 with Range and Job-Status; 416 with the Range to resume from', async () => {
-    const job = await runJob(t, (await newPipeline(t, m.project.id, m.tokens.developer)).jobs.build!)
+    const job = await runJob(t, (await newPipeline(t, m.project.id, m.users.developer.token)).jobs.build!)
     const first = await patchTrace(t, job, 0, 'hello')
     assert.equal(first.status, 202, first.text)
     assert.equal(first.headers.range, '0-5')
@@ -56,7 +56,7 @@ describe('job traces', () => {
   })
 
   it('refuses a PATCH without Content-Range, with a wrong token, for an unknown job', async () => {
-    const job = await runJob(t, (await newPipeline(t, m.project.id, m.tokens.developer)).jobs.build!)
+    const job = await runJob(t, (await newPipeline(t, m.project.id, m.users.developer.token)).jobs.build!)
     const noRange = await rawRequest(t, 'PATCH', `/jobs/${job.id}/trace`, { 'job-token': job.token, 'content-type': 'text/plain' }, 'x')
     assert.equal(noRange.status, 400)
     assert.deepEqual(noRange.body, { message: '400 Missing header Content-Range' })
@@ -71,7 +71,7 @@ describe('job traces', () => {
   })
 
   it('answers 403 with Job-Status once the job is no longer running', async () => {
-    const job = await runJob(t, (await newPipeline(t, m.project.id, m.tokens.developer)).jobs.build!)
+    const job = await runJob(t, (await newPipeline(t, m.project.id, m.users.developer.token)).jobs.build!)
     await cancelJob(t.ctx, job.id)
     const res = await patchTrace(t, job, 0, 'late')
     assert.equal(res.status, 403)
@@ -79,7 +79,7 @@ describe('job traces', () => {
   })
 
   it('keeps a trace across chunks, byte for byte', async () => {
-    const job = await runJob(t, (await newPipeline(t, m.project.id, m.tokens.developer)).jobs.build!)
+    const job = await runJob(t, (await newPipeline(t, m.project.id, m.users.developer.token)).jobs.build!)
     const data = Buffer.alloc(TRACE_CHUNK_SIZE * 2 + 1234)
     for (let i = 0; i < data.length; i++) data[i] = 32 + (i * 7) % 90
     let offset = 0
@@ -97,7 +97,7 @@ describe('job traces', () => {
   })
 
   it('applies concurrent appends of one job one after the other: one wins each offset', async () => {
-    const job = await runJob(t, (await newPipeline(t, m.project.id, m.tokens.developer)).jobs.build!)
+    const job = await runJob(t, (await newPipeline(t, m.project.id, m.users.developer.token)).jobs.build!)
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => patchTrace(t, job, 0, `writer ${i}\n`)))
     assert.equal(results.filter((res) => res.status === 202).length, 1)
     assert.equal(results.filter((res) => res.status === 416).length, 9)
@@ -117,7 +117,7 @@ describe('job traces', () => {
   })
 
   it('archives the trace when the job ends: a trace artifact in blob storage, the chunks gone, reads the same', async () => {
-    const pipeline = await newPipeline(t, m.project.id, m.tokens.developer)
+    const pipeline = await newPipeline(t, m.project.id, m.users.developer.token)
     const job = await runJob(t, pipeline.jobs.lint!)
     await patchTrace(t, job, 0, 'line one\nline two\n')
     await finishJob(t.ctx, job.id, 'success')
@@ -135,7 +135,7 @@ describe('job traces', () => {
   })
 
   it('sets the coverage of the last line the job\'s pattern matches, and the pipeline\'s average', async () => {
-    const pipeline = await newPipeline(t, m.project.id, m.tokens.developer)
+    const pipeline = await newPipeline(t, m.project.id, m.users.developer.token)
     const build = await runJob(t, pipeline.jobs.build!)
     await patchTrace(t, build, 0, 'Coverage: 12.50%\nnoise\nCoverage: 80.25% of lines\nCoverage: none\n')
     await finishJob(t.ctx, build.id, 'success')
@@ -147,7 +147,7 @@ describe('job traces', () => {
   })
 
   it('replaceTrace puts a whole trace in place of the chunks', async () => {
-    const job = await runJob(t, (await newPipeline(t, m.project.id, m.tokens.developer)).jobs.lint!)
+    const job = await runJob(t, (await newPipeline(t, m.project.id, m.users.developer.token)).jobs.lint!)
     await patchTrace(t, job, 0, 'partial')
     await replaceTrace(t.ctx, job.id, 'the whole trace, as the runner sent it at the end\n')
     assert.equal((await readTrace(job.id)).text, 'the whole trace, as the runner sent it at the end\n')
@@ -156,7 +156,7 @@ describe('job traces', () => {
   })
 
   it('the sweep finds ended jobs whose trace was not archived', async () => {
-    const job = await runJob(t, (await newPipeline(t, m.project.id, m.tokens.developer)).jobs.lint!)
+    const job = await runJob(t, (await newPipeline(t, m.project.id, m.users.developer.token)).jobs.lint!)
     await patchTrace(t, job, 0, 'left behind')
     await t.ctx.db.updateTable('ci_builds').set({ status: 'failed', finished_at: Date.now() - 60 * 60_000 }).where('id', '=', job.id).execute()
     assert.ok((await unarchivedTraceJobIds(t.ctx.db, Date.now() - 10 * 60_000, 100)).includes(job.id))
@@ -167,7 +167,7 @@ describe('job traces', () => {
   })
 
   it('reads are the jobs\' readers\'', async () => {
-    const job = await runJob(t, (await newPipeline(t, m.project.id, m.tokens.developer)).jobs.lint!)
+    const job = await runJob(t, (await newPipeline(t, m.project.id, m.users.developer.token)).jobs.lint!)
     await patchTrace(t, job, 0, 'secret-ish')
     assert.equal((await t.api('GET', `${base}/jobs/${job.id}/trace`, { token: m.tokens.nonMember })).status, 404)
   })
