@@ -67,7 +67,9 @@ describe('job traces', () => {
     // Any content type, or none, is the trace's bytes.
     const octets = await rawRequest(t, 'PATCH', `/jobs/${job.id}/trace?token=${job.token}`, { 'content-type': 'application/json', 'content-range': '0-1' }, '{"')
     assert.equal(octets.status, 202, octets.text)
-    assert.equal((await readTrace(job.id)).text, '{"')
+    const untyped = await rawRequest(t, 'PATCH', `/jobs/${job.id}/trace`, { 'job-token': job.token, 'content-range': '2-2' }, Buffer.from('}'))
+    assert.equal(untyped.status, 202, untyped.text)
+    assert.equal((await readTrace(job.id)).text, '{"}')
   })
 
   it('answers 403 with Job-Status once the job is no longer running', async () => {
