@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import type { Readable } from 'node:stream'
+import type { Db } from '../../db/index.js'
 import type { CiJobArtifactRow } from '../../db/schema.js'
 import { Job } from '../../entities/job.js'
 import { artifactsByJob, latestSuccessfulArchive, liveArchive } from '../../finders/job-artifacts-finder.js'
@@ -24,7 +25,7 @@ const JobParams = Type.Composite([IdParams, Type.Object({ job_id: Type.Integer()
 const JobPathParams = Type.Composite([JobParams, Type.Object({ '*': Type.String() })])
 const RefPathParams = Type.Composite([IdParams, Type.Object({ '*': Type.String() })])
 
-async function jobArchive(db: Parameters<typeof artifactsByJob>[0], jobId: number): Promise<CiJobArtifactRow | null> {
+async function jobArchive(db: Db, jobId: number): Promise<CiJobArtifactRow | null> {
   return liveArchive((await artifactsByJob(db, [jobId])).get(jobId) ?? [])
 }
 
