@@ -133,35 +133,26 @@ const artifactUpload: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: JobIdParams },
   }, async (req, reply) => {
     const body = multipartBodies.get(req)
+    /** The error to answer, once the rest of the body is given up. */
+    const refuse = (err: unknown): unknown => {
+      abandonUpload(reply, body)
+      return err
+    }
     const max = await maxArtifactsBytes(req.ingot.db)
     // A token in the header or the query is checked before a byte of the body is read.
-    let job = jobTokenOf(req) === '' ? null : await requireRunningJob(req, req.params.id)
+    let job = jobTokenOf(req) === '' ? null : await requireRunningJob(req, req.params.id).catch((err: unknown) => { throw refuse(err) })
     const declared = Number(req.headers['content-length'])
-    if (job !== null && Number.isFinite(declared) && declared >= max + MULTIPART_ALLOWANCE) {
-      abandonUpload(reply, body)
-      throw tooLarge()
-    }
+    if (job !== null && Number.isFinite(declared) && declared >= max + MULTIPART_ALLOWANCE) throw refuse(tooLarge())
     const file = body === undefined ? null : await receiveFile(req, body)
     if (job === null) {
       if (file !== null && typeof file.fields.token === 'string') (req.query as Record<string, unknown>).token = file.fields.token
-      try {
-        job = await requireRunningJob(req, req.params.id)
-      } catch (err) {
-        abandonUpload(reply, body)
-        throw err
-      }
+      job = await requireRunningJob(req, req.params.id).catch((err: unknown) => { throw refuse(err) })
     }
     if (file === null) throw badRequestNotGiven('Missing artifacts file!')
     const fileType = paramOf(req, file.fields, 'artifact_type') ?? 'archive'
     const fileFormat = paramOf(req, file.fields, 'artifact_format') ?? 'zip'
-    if (!ARTIFACT_FILE_TYPES.includes(fileType as CiArtifactFileType)) {
-      abandonUpload(reply, body)
-      throw invalidValue('artifact_type')
-    }
-    if (!ARTIFACT_FILE_FORMATS.includes(fileFormat as CiArtifactFileFormat)) {
-      abandonUpload(reply, body)
-      throw invalidValue('artifact_format')
-    }
+    if (!ARTIFACT_FILE_TYPES.includes(fileType as CiArtifactFileType)) throw refuse(invalidValue('artifact_type'))
+    if (!ARTIFACT_FILE_FORMATS.includes(fileFormat as CiArtifactFileFormat)) throw refuse(invalidValue('artifact_format'))
     let outcome
     try {
       outcome = await storeArtifact(req.ingot, {
@@ -172,9 +163,7 @@ const artifactUpload: FastifyPluginAsyncTypebox = async (app) => {
         maxBytes: max - 1,
       })
     } catch (err) {
-      if (!(err instanceof ArtifactTooLargeError)) throw err
-      abandonUpload(reply, body)
-      throw tooLarge()
+      throw err instanceof ArtifactTooLargeError ? refuse(tooLarge()) : err
     }
     if ('notRunning' in outcome) throw jobNotRunning({ status: outcome.notRunning })
     return reply.code(201).send({ id: job.id, status: job.status, artifacts_expire_at: isoTime(outcome.stored.expire_at) })
