@@ -94,6 +94,17 @@ describe('job artifacts', () => {
     assert.deepEqual(bad.body, { error: 'artifact_type does not have a valid value' })
   })
 
+  it('a second upload of a type replaces the first, its blob removed', async () => {
+    const { job } = await jobWithArchive()
+    const first = await t.ctx.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', job.id).executeTakeFirstOrThrow()
+    const again = await upload(job, multipartBody({ name: 'again.zip', data: zip }))
+    assert.equal(again.status, 201, again.text)
+    const rows = await t.ctx.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', job.id).execute()
+    assert.deepEqual(rows.map((row) => row.filename), ['again.zip'])
+    assert.equal(await t.ctx.blobs.stat(first.blob_key), null)
+    assert.deepEqual(await blobKeys(t, jobArtifactsPrefix(m.project.id, job.id)), [rows[0]!.blob_key])
+  })
+
   it('400 without a file; 403 with Job-Status for a job that ended; 403 for a wrong token', async () => {
     const pipeline = await newPipeline(t, m.project.id, m.users.developer.token)
     const job = await runJob(t, pipeline.jobs.build!)
