@@ -21,12 +21,16 @@ import { registerRepositoryHousekeeping } from './services/projects/housekeeping
 import { registerPipelinePushListener } from './services/ci/pipeline-push-listener.js'
 import { ThrottleCounters } from './services/throttles/counters.js'
 import { SignInBans } from './services/throttles/sign-in-bans.js'
+import type { BlobStorage } from './storage/blob-storage.js'
+import { LocalBlobStorage, localBlobRoot } from './storage/local-blob-storage.js'
 
 export interface AppContext {
   config: Config
   db: Db
   dialect: Dialect
   repositories: RepositoryStorage
+  /** Files that are not git (storage/blob-storage.ts): CI traces and artifacts. */
+  blobs: BlobStorage
   /** Background jobs (jobs/queue.ts): enqueue here; `ingot web` and `ingot worker` work them. */
   jobs: JobQueue
   /** The push hook point (services/push/after-push.ts). */
@@ -99,6 +103,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     db: database.db,
     dialect: database.dialect,
     repositories: new RepositoryStorage(config.dataDir),
+    blobs: new LocalBlobStorage(localBlobRoot(config.dataDir)),
     jobs,
     pushListeners: new PushListeners(),
     activity: new ActivityListeners(),

@@ -15,6 +15,8 @@ import impersonationTokens from './impersonation-tokens.js'
 import integrations from './integrations.js'
 import issues from './issues.js'
 import jobs from './jobs.js'
+import jobArtifacts from './job-artifacts.js'
+import runnerJobFiles from './runner-job-files.js'
 import commitStatuses from './commit-statuses.js'
 import labels from './labels.js'
 import members from './members.js'
@@ -58,6 +60,8 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(integrations)
   await app.register(issues)
   await app.register(jobs)
+  await app.register(jobArtifacts)
+  await app.register(runnerJobFiles)
   await app.register(commitStatuses)
   await app.register(labels)
   await app.register(members)

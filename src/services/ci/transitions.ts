@@ -2,13 +2,14 @@
 // changes jobs, then processes the pipeline (status.ts): two runners finishing jobs of one stage at
 // once, or a cancel racing a finish, are applied one after the other. The runner protocol calls
 // startJob and finishJob; the API calls the rest. Delayed jobs that became scheduled are enqueued
-// (jobs.ts) once the transaction has committed.
+// (jobs.ts) once the transaction has committed, and so is the archive of the trace of each job that
+// ended (trace.ts).
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import { lockRow } from '../../db/locks.js'
 import type { CiBuildRow, CiPipelineRow } from '../../db/schema.js'
 import { readBuildOptions, retriedRowOf } from './build-options.js'
-import { ENQUEUE_DELAYED_JOB } from './jobs.js'
+import { ARCHIVE_TRACE, ENQUEUE_DELAYED_JOB } from './jobs.js'
 import { CANCELABLE_STATUSES, RETRYABLE_STATUSES, processPipeline, type ProcessedPipeline } from './status.js'
 
 /**
@@ -33,6 +34,11 @@ export async function enqueueScheduled(ctx: AppContext, processed: ProcessedPipe
   for (const job of processed.scheduled) {
     await ctx.jobs.enqueue(ENQUEUE_DELAYED_JOB, { jobId: job.id }, { uniqueKey: String(job.id), runAt: job.scheduledAt })
   }
+}
+
+/** Enqueues the archive of the traces of jobs that ended (canceled or finished); after commit. */
+async function enqueueTraceArchives(ctx: AppContext, jobIds: readonly number[]): Promise<void> {
+  for (const jobId of jobIds) await ctx.jobs.enqueue(ARCHIVE_TRACE, { jobId }, { uniqueKey: String(jobId) })
 }
 
 function findJob(db: Db, jobId: number): Promise<CiBuildRow | undefined> {
@@ -73,7 +79,7 @@ export function startJob(ctx: AppContext, jobId: number, runnerId: number | null
 export async function finishJob(ctx: AppContext, jobId: number, outcome: 'success' | 'failed', failureReason = 'unknown_failure'): Promise<CiBuildRow | null> {
   const job = await findJob(ctx.db, jobId)
   if (job === undefined) return null
-  return transition(ctx, job.pipeline_id, async (trx, now) => {
+  const finished = await transition(ctx, job.pipeline_id, async (trx, now) => {
     const current = await lockedJob(trx, jobId)
     if ((current.status !== 'pending' && current.status !== 'running') || current.retried === 1) return null
     await trx.updateTable('ci_builds').set({
@@ -83,6 +89,8 @@ export async function finishJob(ctx: AppContext, jobId: number, outcome: 'succes
     if (outcome === 'failed' && await retriesLeft(trx, finished, failureReason)) await replaceJob(trx, finished, finished.user_id, now, 'pending')
     return finished
   })
+  if (finished !== null) await enqueueTraceArchives(ctx, [jobId])
+  return finished
 }
 
 /** Whether the job's `retry` covers this failure and it has retries left. */
@@ -115,6 +123,7 @@ async function replaceJob(trx: Db, job: CiBuildRow, userId: number | null, now: 
 /** Cancels a created, pending, running or scheduled job; the job as it is (unchanged when it could not be canceled). */
 export async function cancelJob(ctx: AppContext, jobId: number): Promise<CiBuildRow | null> {
   const canceled = await moveJob(ctx, jobId, CANCELABLE_STATUSES, (_job, now) => ({ status: 'canceled', finished_at: now }))
+  if (canceled !== null) await enqueueTraceArchives(ctx, [jobId])
   return canceled ?? (await findJob(ctx.db, jobId)) ?? null
 }
 
@@ -176,9 +185,21 @@ export async function retryPipeline(ctx: AppContext, pipeline: CiPipelineRow, us
 
 /** Cancels every job of the pipeline that can still be canceled. */
 export async function cancelPipeline(ctx: AppContext, pipeline: CiPipelineRow): Promise<void> {
-  await transition(ctx, pipeline.id, async (trx, now) => {
-    await trx.updateTable('ci_builds').set({ status: 'canceled', finished_at: now, updated_at: now })
+  const canceled = await transition(ctx, pipeline.id, async (trx, now) => {
+    const rows = await trx.updateTable('ci_builds').set({ status: 'canceled', finished_at: now, updated_at: now })
       .where('pipeline_id', '=', pipeline.id).where('retried', '=', 0).where('status', 'in', CANCELABLE_STATUSES)
-      .execute()
+      .returning(['id', 'started_at']).execute()
+    // Only jobs that ran have a trace to archive.
+    return rows.filter((row) => row.started_at !== null).map((row) => row.id)
+  })
+  await enqueueTraceArchives(ctx, canceled ?? [])
+}
+
+/** Records the coverage found in an ended job's trace; the pipeline's average follows. */
+export async function setJobCoverage(ctx: AppContext, jobId: number, coverage: number): Promise<void> {
+  const job = await findJob(ctx.db, jobId)
+  if (job === undefined) return
+  await transition(ctx, job.pipeline_id, async (trx, now) => {
+    await trx.updateTable('ci_builds').set({ coverage, updated_at: now }).where('id', '=', jobId).execute()
   })
 }
