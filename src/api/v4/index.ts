@@ -33,6 +33,7 @@ import protectedBranches from './protected-branches.js'
 import protectedTags from './protected-tags.js'
 import repository from './repository.js'
 import repositoryFiles from './repository-files.js'
+import runnerJobs from './runner-jobs.js'
 import snippets from './snippets.js'
 import systemHooks from './system-hooks.js'
 import tags from './tags.js'
@@ -74,6 +75,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(protectedTags)
   await app.register(repository)
   await app.register(repositoryFiles)
+  await app.register(runnerJobs)
   await app.register(snippets)
   await app.register(systemHooks)
   await app.register(tags)
