@@ -1,7 +1,9 @@
-// The job kinds of CI: a pipeline per pushed ref (pipeline-push-listener.ts), and each delayed CI
-// job moved to pending when its `start_in` has passed (enqueued for that time by transitions.ts).
+// The job kinds of CI: a pipeline per pushed ref (pipeline-push-listener.ts), each delayed CI job
+// moved to pending when its `start_in` has passed (enqueued for that time by transitions.ts), and
+// the sweep of stale jobs (stale-jobs.ts).
 import { defineJobKind } from '../../jobs/kind.js'
 import { createPushPipeline, type PushPipelinePayload } from './pipeline-push-listener.js'
+import { dropStaleJobs } from './stale-jobs.js'
 import { enqueueDelayedJob } from './transitions.js'
 
 export const CREATE_PIPELINE = defineJobKind<PushPipelinePayload>({
@@ -21,5 +23,17 @@ export const ENQUEUE_DELAYED_JOB = defineJobKind<{ jobId: number }>({
   concurrency: 2,
   async run(ctx, { jobId }) {
     await enqueueDelayedJob(ctx, jobId)
+  },
+})
+
+export const DROP_STALE_JOBS = defineJobKind<null>({
+  name: 'ci.drop_stale_jobs',
+  attempts: 3,
+  timeLimitMs: 10 * 60_000,
+  concurrency: 1,
+  cron: '*/5 * * * *',
+  async run(ctx) {
+    const dropped = await dropStaleJobs(ctx)
+    if (dropped.stuck + dropped.timedOut > 0) ctx.log.info(dropped, 'failed stale CI jobs')
   },
 })
