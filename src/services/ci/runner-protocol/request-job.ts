@@ -46,6 +46,8 @@ export async function requestJob(ctx: AppContext, runner: CiRunnerRow, input: Jo
     const left = deadline - Date.now()
     if (left <= 0 || input.abort.aborted || ctx.pendingJobs.isClosed) return { kind: 'none', lastUpdate: seen }
     await ctx.pendingJobs.wait(Math.min(left, RECHECK_INTERVAL_MS), input.abort)
+    // Closing answers without another look: the database may be closing too.
+    if (input.abort.aborted || ctx.pendingJobs.isClosed) return { kind: 'none', lastUpdate: seen }
   }
 }
 
