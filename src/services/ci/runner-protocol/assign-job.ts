@@ -27,8 +27,11 @@ export type Assignment =
   /** No job fits; `conflict` when one did but another runner took it first (the original's 409). */
   | { taken: null; conflict: boolean }
 
+/** What choosing a job reads of it. */
+type CandidateJob = Pick<CiBuildRow, 'id' | 'project_id' | 'tag_list' | 'options'>
+
 interface Candidate {
-  job: CiBuildRow
+  job: CandidateJob
   ref: string
   tag: boolean
 }
@@ -59,8 +62,7 @@ async function candidates(db: Db, runner: CiRunnerRow, afterId: number): Promise
   const rows = await db.selectFrom('ci_builds')
     .innerJoin('projects', 'projects.id', 'ci_builds.project_id')
     .innerJoin('ci_pipelines', 'ci_pipelines.id', 'ci_builds.pipeline_id')
-    .selectAll('ci_builds')
-    .select(['ci_pipelines.ref as pipeline_ref', 'ci_pipelines.tag as pipeline_tag'])
+    .select(['ci_builds.id', 'ci_builds.project_id', 'ci_builds.tag_list', 'ci_builds.options', 'ci_pipelines.ref as pipeline_ref', 'ci_pipelines.tag as pipeline_tag'])
     .where('ci_builds.status', '=', 'pending').where('ci_builds.kind', '=', 'ci').where('ci_builds.id', '>', afterId)
     .where('projects.jobs_enabled', '=', 1)
     // A runner without tags takes untagged jobs only; the rest of the tag rule is applied below.
@@ -75,7 +77,7 @@ async function candidates(db: Db, runner: CiRunnerRow, afterId: number): Promise
 }
 
 /** The original's accepting_tags?: every tag of the job is the runner's; an untagged job only for a runner that runs untagged jobs. */
-function acceptsTags(runner: CiRunnerRow, runnerTags: readonly string[], job: CiBuildRow): boolean {
+function acceptsTags(runner: CiRunnerRow, runnerTags: readonly string[], job: CandidateJob): boolean {
   const jobTags = parseJsonArray(job.tag_list)
   if (jobTags.length === 0) return runner.run_untagged === 1
   return jobTags.every((tag) => runnerTags.includes(tag))
@@ -87,7 +89,7 @@ async function isProtectedRef(db: Db, projectId: number, ref: string, tag: boole
 }
 
 /** A job with report artifacts needs a runner that uploads several artifacts (the original's supported_runner?). */
-function runnerSupports(job: CiBuildRow, features: RunnerFeatures): boolean {
+function runnerSupports(job: CandidateJob, features: RunnerFeatures): boolean {
   const reports = readBuildOptions(job).artifacts?.reports ?? {}
   return Object.keys(reports).length === 0 || features.upload_multiple_artifacts === true
 }
