@@ -1,9 +1,10 @@
 // Every move of a job or a pipeline, each one transaction that locks the pipeline's row first, then
 // changes jobs, then processes the pipeline (status.ts): two runners finishing jobs of one stage at
 // once, or a cancel racing a finish, are applied one after the other. The runner protocol calls
-// startJobForRunner and finishJob; the API calls the rest; the stale jobs' sweep drops jobs with
-// dropStaleJob. Once the transaction has committed, delayed jobs that became scheduled are enqueued
-// (jobs.ts) and runners waiting for a job are told when jobs became pending (pending-jobs-signal.ts).
+// startJobForRunner, touchRunningJob and finishJob; the API calls the rest; the stale jobs' sweep
+// and a runner that cannot run a job fail it with dropJob. Once the transaction has committed,
+// delayed jobs that became scheduled are enqueued (jobs.ts) and runners waiting for a job are told
+// when jobs became pending (pending-jobs-signal.ts).
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import { lockRow } from '../../db/locks.js'
