@@ -151,6 +151,11 @@ describe('POST /jobs/request and PUT /jobs/:id', () => {
     const again = await requestJob(t, runner, { last_update: lastUpdate })
     assert.equal(again.status, 204)
     assert.equal(again.headers['x-gitlab-last-update'], lastUpdate)
+    // A change of the runner changes it, as the original ticks the queue when a runner is saved.
+    const edited = await makeRunner(t)
+    const before = (await requestJob(t, edited)).headers['x-gitlab-last-update']
+    await t.ctx.db.updateTable('ci_runners').set({ updated_at: Date.now() + 1 }).where('id', '=', edited.row.id).execute()
+    assert.notEqual((await requestJob(t, edited, { last_update: before })).headers['x-gitlab-last-update'], before)
     // A job becoming pending changes it.
     await projectWithPipeline('only: { script: x }')
     const changed = await requestJob(t, runner, { last_update: lastUpdate })

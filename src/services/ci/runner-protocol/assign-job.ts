@@ -37,15 +37,16 @@ interface Candidate {
 }
 
 /**
- * The queue's state as X-GitLab-Last-Update tells it (the original's runner queue value): it
- * changes whenever a CI job becomes pending or stops being so. Read from one index.
+ * The queue's state as X-GitLab-Last-Update tells the runner (the original's runner queue value):
+ * it changes whenever a CI job becomes pending or stops being so, and when the runner's settings
+ * change (the original ticks it on both). Read from one index.
  */
-export async function queueValue(db: Db): Promise<string> {
+export async function queueValue(db: Db, runner: CiRunnerRow): Promise<string> {
   const row = await db.selectFrom('ci_builds')
     .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.max('queued_at').as('latest'), eb.fn.max('id').as('newest')])
     .where('status', '=', 'pending').where('kind', '=', 'ci')
     .executeTakeFirstOrThrow()
-  return `${Number(row.count)}-${Number(row.latest ?? 0)}-${Number(row.newest ?? 0)}`
+  return `${Number(row.count)}-${Number(row.latest ?? 0)}-${Number(row.newest ?? 0)}-${runner.updated_at}`
 }
 
 /** The ids of the groups a group runner serves and of all their subgroups, as a subquery. */

@@ -32,11 +32,11 @@ export interface JobRequestInput {
 }
 
 export async function requestJob(ctx: AppContext, runner: CiRunnerRow, input: JobRequestInput): Promise<JobRequestOutcome> {
-  if (runner.active !== 1) return { kind: 'none', lastUpdate: await queueValue(ctx.db) }
+  if (runner.active !== 1) return { kind: 'none', lastUpdate: await queueValue(ctx.db, runner) }
   const deadline = Date.now() + ctx.config.runnerLongPollSeconds * 1000
   let seen = input.lastUpdate
   for (;;) {
-    const value = await queueValue(ctx.db)
+    const value = await queueValue(ctx.db, runner)
     if (value !== seen) {
       const assignment = await assignJob(ctx, runner, input.features)
       if (assignment.taken !== null) return { kind: 'job', view: await loadJobRequestView(ctx, runner, assignment.taken, assignment.token) }
