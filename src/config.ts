@@ -55,6 +55,11 @@ export interface Config {
   /** Git services over HTTP running at once in this process, and from one client address. */
   gitServicesMax: number
   gitServicesPerClient: number
+  /**
+   * How long POST /jobs/request holds a runner's request when no job fits, answering as soon as one
+   * becomes pending (long polling); 0 answers 204 at once.
+   */
+  runnerLongPollSeconds: number
 }
 
 export interface SignInBanConfig {
@@ -135,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
   const gitServiceIdleTimeoutMs = parseInteger(env, 'INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS', { fallback: 300_000, min: 1000, max: 3_600_000, unit: 'number of milliseconds' })
   const gitServicesMax = parseInteger(env, 'INGOT_GIT_SERVICES_MAX', { fallback: 32, min: 1, max: 10_000, unit: 'number of git services' })
   const gitServicesPerClient = parseInteger(env, 'INGOT_GIT_SERVICES_PER_CLIENT', { fallback: 8, min: 1, max: 10_000, unit: 'number of git services' })
+  const runnerLongPollSeconds = parseInteger(env, 'INGOT_RUNNER_LONG_POLL_SECONDS', { fallback: 10, min: 0, max: 120, unit: 'number of seconds' })
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -146,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey, previousSecretKeys, signInBan,
     requestTimeoutMs, headersTimeoutMs, connectionTimeoutMs, keepAliveTimeoutMs,
     gitServiceTimeoutMs, gitServiceIdleTimeoutMs, gitServicesMax, gitServicesPerClient,
+    runnerLongPollSeconds,
   }
 }
 

@@ -19,6 +19,7 @@ import { registerWebHooks } from './services/hooks/deliveries.js'
 import { registerIntegrations } from './services/integrations/register-integrations.js'
 import { registerRepositoryHousekeeping } from './services/projects/housekeeping.js'
 import { registerPipelinePushListener } from './services/ci/pipeline-push-listener.js'
+import { PendingJobsSignal } from './services/ci/pending-jobs-signal.js'
 import { ThrottleCounters } from './services/throttles/counters.js'
 import { SignInBans } from './services/throttles/sign-in-bans.js'
 import type { BlobStorage } from './storage/blob-storage.js'
@@ -43,6 +44,8 @@ export interface AppContext {
   secrets: SecretBox
   /** Counters the request throttles count in (services/throttles/counters.ts), and sign-in bans. */
   throttles: { counters: ThrottleCounters; signInBans: SignInBans }
+  /** Wakes runners' held job requests when CI jobs become pending in this process (services/ci/pending-jobs-signal.ts). */
+  pendingJobs: PendingJobsSignal
   log: FastifyBaseLogger
   /**
    * The request this context acts for: the request itself, or the one whose change enqueued the job
@@ -110,6 +113,7 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     mailer: config.smtpUrl === null ? null : createSmtpMailer(config.smtpUrl, config.emailFrom),
     secrets,
     throttles: { counters, signInBans: new SignInBans(database.db, counters, config.signInBan) },
+    pendingJobs: new PendingJobsSignal(),
     log,
     requestId: null,
     async close() {

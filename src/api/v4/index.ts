@@ -37,6 +37,7 @@ import repository from './repository.js'
 import repositoryFiles from './repository-files.js'
 import runnerRegistration from './runner-registration.js'
 import runners from './runners.js'
+import runnerJobs from './runner-jobs.js'
 import snippets from './snippets.js'
 import systemHooks from './system-hooks.js'
 import tags from './tags.js'
@@ -82,6 +83,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(repositoryFiles)
   await app.register(runnerRegistration)
   await app.register(runners)
+  await app.register(runnerJobs)
   await app.register(snippets)
   await app.register(systemHooks)
   await app.register(tags)

@@ -1,12 +1,13 @@
 // The job kinds of CI: a pipeline per pushed ref (pipeline-push-listener.ts), each delayed CI
 // job moved to pending when its `start_in` has passed (enqueued for that time by transitions.ts),
 // the trace of each job that ended archived into blob storage (trace.ts; enqueued by
-// transitions.ts, and by a sweep for those a lost job left in chunks), and expired artifacts
-// deleted (artifacts.ts).
+// transitions.ts, and by a sweep for those a lost job left in chunks), expired artifacts deleted
+// (artifacts.ts), and the sweep of stale jobs (stale-jobs.ts).
 import { defineJobKind } from '../../jobs/kind.js'
 import { expireArtifacts } from './artifacts.js'
 import { createPushPipeline, type PushPipelinePayload } from './pipeline-push-listener.js'
 import { archiveTrace, unarchivedTraceJobIds } from './trace.js'
+import { dropStaleJobs } from './stale-jobs.js'
 import { enqueueDelayedJob } from './transitions.js'
 
 /** How long after its end a job's trace counts as missed by its archive job. */
@@ -70,5 +71,17 @@ export const EXPIRE_ARTIFACTS = defineJobKind<null>({
     for (let batch = 0; batch < EXPIRE_BATCHES_PER_RUN && !job.signal.aborted; batch++) {
       if (await expireArtifacts(ctx, EXPIRE_BATCH) < EXPIRE_BATCH) break
     }
+  },
+})
+
+export const DROP_STALE_JOBS = defineJobKind<null>({
+  name: 'ci.drop_stale_jobs',
+  attempts: 3,
+  timeLimitMs: 10 * 60_000,
+  concurrency: 1,
+  cron: '*/5 * * * *',
+  async run(ctx) {
+    const dropped = await dropStaleJobs(ctx)
+    if (dropped.stuck + dropped.timedOut > 0) ctx.log.info(dropped, 'failed stale CI jobs')
   },
 })

@@ -1,9 +1,11 @@
 // Every move of a job or a pipeline, each one transaction that locks the pipeline's row first, then
 // changes jobs, then processes the pipeline (status.ts): two runners finishing jobs of one stage at
 // once, or a cancel racing a finish, are applied one after the other. The runner protocol calls
-// startJob and finishJob; the API calls the rest. Delayed jobs that became scheduled are enqueued
-// (jobs.ts) once the transaction has committed, and so is the archive of the trace of each job that
-// ended (trace.ts).
+// startJobForRunner, touchRunningJob and finishJob; the API calls the rest; the stale jobs' sweep
+// and a runner that cannot run a job fail it with dropJob. Once the transaction has committed,
+// delayed jobs that became scheduled are enqueued (jobs.ts), runners waiting for a job are told
+// when jobs became pending (pending-jobs-signal.ts), and the trace of each job that ended is
+// archived (trace.ts).
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import { lockRow } from '../../db/locks.js'
@@ -25,12 +27,16 @@ async function transition<T>(ctx: AppContext, pipelineId: number, change: (trx: 
     return { result, processed: await processPipeline(trx, pipelineId, now) }
   })
   if (outcome === null) return null
-  await enqueueScheduled(ctx, outcome.processed)
+  await afterProcessing(ctx, outcome.processed)
   return outcome.result
 }
 
-/** Enqueues each job that became scheduled for when it is due; call it once the transaction has committed. */
-export async function enqueueScheduled(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
+/**
+ * Once the transaction that processed a pipeline has committed: enqueues each job that became
+ * scheduled for when it is due, and wakes runners waiting for a job when jobs became pending.
+ */
+export async function afterProcessing(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
+  if (processed.queued) ctx.pendingJobs.notify()
   for (const job of processed.scheduled) {
     await ctx.jobs.enqueue(ENQUEUE_DELAYED_JOB, { jobId: job.id }, { uniqueKey: String(job.id), runAt: job.scheduledAt })
   }
@@ -72,16 +78,62 @@ export function startJob(ctx: AppContext, jobId: number, runnerId: number | null
   return moveJob(ctx, jobId, ['pending'], (_job, now) => ({ status: 'running', started_at: now, runner_id: runnerId }))
 }
 
+export interface RunnerStart {
+  /** The digest of the job token the runner is given with the job (job-token.ts). */
+  tokenDigest: string
+  /** Seconds the job may run: the project's build_timeout capped by the runner's maximum_timeout. */
+  timeout: number
+}
+
+/**
+ * The runner protocol's take of a job: pending → running for `runnerId`, with its job token and
+ * timeout. The compare-and-swap of jobs/request: null when another runner took the job first (or
+ * it was canceled), and the runner tries its next candidate.
+ */
+export function startJobForRunner(ctx: AppContext, jobId: number, runnerId: number, start: RunnerStart): Promise<CiBuildRow | null> {
+  return moveJob(ctx, jobId, ['pending'], (_job, now) => ({
+    status: 'running', started_at: now, runner_id: runnerId, token_digest: start.tokenDigest, timeout: start.timeout,
+  }))
+}
+
+/** 15 minutes, as the original's needs_touch?: a job's updated_at is renewed no more often than that by a runner's PUT state=running. */
+const TOUCH_INTERVAL_MS = 15 * 60_000
+
+/**
+ * A runner says the job still runs (PUT state=running): its updated_at is renewed when older than
+ * the touch interval, so that the stale jobs' sweep leaves it alone. Under the lock, so a sweep
+ * deciding the job is stale and this touch are one after the other.
+ */
+export async function touchRunningJob(ctx: AppContext, job: CiBuildRow): Promise<void> {
+  if (Date.now() - job.updated_at < TOUCH_INTERVAL_MS) return
+  await moveJob(ctx, job.id, ['running'], () => ({}))
+}
+
 /**
  * The runner's outcome of a pending or running job; a failure the job's `retry` covers is retried
  * at once, as the original does. Null when the job was no longer pending or running.
  */
-export async function finishJob(ctx: AppContext, jobId: number, outcome: 'success' | 'failed', failureReason = 'unknown_failure'): Promise<CiBuildRow | null> {
+export function finishJob(ctx: AppContext, jobId: number, outcome: 'success' | 'failed', failureReason = 'unknown_failure'): Promise<CiBuildRow | null> {
+  return endJob(ctx, jobId, outcome, failureReason, (job) => job.status === 'pending' || job.status === 'running')
+}
+
+/**
+ * Fails a job with `failureReason` when, under the lock, `stillDue` still holds of it (a stale job
+ * not taken or updated meanwhile, a job a runner cannot run); retried as finishJob retries. Null
+ * when it no longer held.
+ */
+export function dropJob(ctx: AppContext, jobId: number, failureReason: string, stillDue: (job: CiBuildRow, now: number) => boolean): Promise<CiBuildRow | null> {
+  return endJob(ctx, jobId, 'failed', failureReason, stillDue)
+}
+
+async function endJob(
+  ctx: AppContext, jobId: number, outcome: 'success' | 'failed', failureReason: string, endable: (job: CiBuildRow, now: number) => boolean,
+): Promise<CiBuildRow | null> {
   const job = await findJob(ctx.db, jobId)
   if (job === undefined) return null
   const finished = await transition(ctx, job.pipeline_id, async (trx, now) => {
     const current = await lockedJob(trx, jobId)
-    if ((current.status !== 'pending' && current.status !== 'running') || current.retried === 1) return null
+    if (!endable(current, now) || current.retried === 1) return null
     await trx.updateTable('ci_builds').set({
       status: outcome, finished_at: now, updated_at: now, failure_reason: outcome === 'failed' ? failureReason : null,
     }).where('id', '=', jobId).execute()
