@@ -47,7 +47,10 @@ export const JobRequestResponse = Type.Object({
   artifacts: Type.Unsafe<Static<typeof Artifact>[] | null>({ type: ['array', 'null'], items: Artifact }),
   cache: Type.Array(Type.Object({ key: Type.String(), untracked: Type.Boolean(), paths: StringList, policy: Type.String() })),
   credentials: Type.Array(Type.Object({ type: Type.String(), url: Type.String(), username: Type.String(), password: Type.String() })),
-  dependencies: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), token: Type.String() })),
+  dependencies: Type.Array(Type.Object({
+    id: Type.Integer(), name: Type.String(), token: Type.String(),
+    artifacts_file: Type.Optional(Type.Object({ filename: Type.String(), size: Type.Integer() })),
+  })),
   features: Type.Object({ trace_sections: Type.Boolean(), failure_reasons: StringList }),
 })
 
@@ -72,8 +75,8 @@ export interface JobRequestView {
   project: { id: number; name: string }
   git: { repoUrl: string; ref: string; tag: boolean; sha: string; beforeSha: string | null; depth: number }
   variables: readonly RunnerVariable[]
-  /** Jobs of earlier stages whose artifacts this one downloads. */
-  dependencies: readonly { id: number; name: string }[]
+  /** Jobs of earlier stages whose artifacts this one downloads; `artifactsFile` null for one without an archive. */
+  dependencies: readonly { id: number; name: string; artifactsFile: { filename: string; size: number } | null }[]
 }
 
 const NULL_SHA = '0000000000000000000000000000000000000000'
@@ -134,8 +137,12 @@ export function presentJobRequest(view: JobRequestView): Static<typeof JobReques
     artifacts: artifactsOf(options),
     cache: options.cache === null ? [] : [{ key: options.cache.key, untracked: options.cache.untracked, paths: options.cache.paths, policy: options.cache.policy }],
     credentials: [],
-    // The running job's token: it is the one the artifacts download of a dependency accepts.
-    dependencies: view.dependencies.map((dependency) => ({ id: dependency.id, name: dependency.name, token: view.token })),
+    // The running job's token: it is the one the artifacts download of a dependency accepts. An
+    // entry without an archive has no artifacts_file, as 11.5's.
+    dependencies: view.dependencies.map((dependency) => ({
+      id: dependency.id, name: dependency.name, token: view.token,
+      ...(dependency.artifactsFile === null ? {} : { artifacts_file: dependency.artifactsFile }),
+    })),
     features: { trace_sections: true, failure_reasons: [...FAILURE_REASONS] },
   }
 }

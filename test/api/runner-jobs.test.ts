@@ -8,6 +8,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { commitFiles } from '../helpers/git.js'
 import { makeGroup, makeProject } from '../helpers/factories.js'
 import { makeRunner, requestJob, updateJob, type TestRunner } from '../helpers/runners.js'
+import { MULTIPART_TYPE, multipartBody, rawRequest } from '../helpers/running-jobs.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { cancelJob } from '../../src/services/ci/transitions.js'
 
@@ -288,6 +289,41 @@ docker_linux: { script: x, tags: [docker, linux] }
     assert.equal(canceled.headers['job-status'], 'canceled')
     assert.equal((await updateJob(t, d.id, 'wrong-token', { state: 'success' })).status, 403)
     assert.equal((await updateJob(t, 99999999, d.token, { state: 'success' })).status, 404)
+  })
+
+  it('PUT\'s trace replaces the trace; dependencies carry their archive, and a job whose dependency lost its artifacts fails missing_dependency_failure', async () => {
+    await drain(runner)
+    const ciFile = 'build: { stage: build, script: x }\ntest: { stage: test, script: x }\n'
+    const { project } = await projectWithPipeline(ciFile)
+    const build = (await requestJob(t, runner)).body as { id: number; token: string }
+    const archive = Buffer.from('PK\u0005\u0006' + '\u0000'.repeat(18), 'latin1')
+    const upload = await rawRequest(t, 'POST', `/jobs/${build.id}/artifacts?artifact_type=archive&artifact_format=zip`,
+      { 'job-token': build.token, 'content-type': MULTIPART_TYPE }, multipartBody({ name: 'artifacts.zip', data: archive }))
+    assert.equal(upload.status, 201, upload.text)
+    assert.equal((await updateJob(t, build.id, build.token, { state: 'success', trace: 'the whole trace\n' })).status, 200)
+    const trace = await t.api('GET', `/projects/${project.id}/jobs/${build.id}/trace`)
+    assert.equal(trace.text, 'the whole trace\n')
+
+    const test = (await requestJob(t, runner)).body as { id: number; token: string; dependencies: unknown[] }
+    assert.deepEqual(test.dependencies, [{ id: build.id, name: 'build', token: test.token, artifacts_file: { filename: 'artifacts.zip', size: archive.length } }])
+    // The job's token downloads the archive of its dependency through the API too (JOB-TOKEN), as the job's user.
+    const download = await rawRequest(t, 'GET', `/projects/${project.id}/jobs/${build.id}/artifacts`, { 'job-token': test.token })
+    assert.equal(download.status, 200)
+    assert.deepEqual(download.raw, archive)
+    assert.equal((await rawRequest(t, 'GET', `/projects/${project.id}/jobs/${build.id}/artifacts?job_token=${test.token}`, {})).status, 200)
+    assert.equal((await rawRequest(t, 'GET', `/projects/${project.id}/jobs/${build.id}/artifacts`, { 'job-token': 'not-a-job-token' })).status, 401)
+    await updateJob(t, test.id, test.token, { state: 'success' })
+    assert.equal((await rawRequest(t, 'GET', `/projects/${project.id}/jobs/${build.id}/artifacts`, { 'job-token': test.token })).status, 401,
+      'the token dies with its job')
+
+    // Erased artifacts: the next pipeline's test job cannot have them.
+    const second = await createPipeline(project, 'master')
+    const build2 = (await requestJob(t, runner)).body as { id: number; token: string }
+    await updateJob(t, build2.id, build2.token, { state: 'success', trace: 'built\n' })
+    assert.equal((await t.api('POST', `/projects/${project.id}/jobs/${build2.id}/erase`)).status, 201)
+    assert.equal((await requestJob(t, runner)).status, 204)
+    const test2 = await t.ctx.db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', second).where('name', '=', 'test').executeTakeFirstOrThrow()
+    assert.deepEqual([test2.status, test2.failure_reason], ['failed', 'missing_dependency_failure'])
   })
 })
 

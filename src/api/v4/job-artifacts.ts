@@ -2,7 +2,8 @@
 // the archive of a job, the archive of the newest successful job of a name on a ref, one file of an
 // archive (served from its place in the zip, found in the index made at upload), keep (no expiry)
 // and erase (trace and artifacts removed; Maintainers, or the Developer who started the job).
-// Downloads are attachments, as the original sends them.
+// Downloads are attachments, as the original sends them. The two archive downloads also take a
+// running job's token (JOB-TOKEN, `job_token`), as the job's user, as 11.5's job_token_allowed.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
@@ -42,7 +43,7 @@ async function sendArchive(reply: FastifyReply, archive: CiJobArtifactRow | null
 
 const jobArtifacts: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/projects/:id/jobs/:job_id/artifacts', {
-    config: { auth: 'optional' },
+    config: { auth: 'optional', jobToken: true },
     schema: { params: JobParams },
   }, async (req, reply) => {
     const { job } = await loadJob(req, req.params.id, req.params.job_id, 'read_build')
@@ -51,7 +52,7 @@ const jobArtifacts: FastifyPluginAsyncTypebox = async (app) => {
 
   // `:ref_name` may hold slashes (feature/x): the rest of the path, up to `/download`.
   app.get('/projects/:id/jobs/artifacts/*', {
-    config: { auth: 'optional' },
+    config: { auth: 'optional', jobToken: true },
     schema: { params: RefPathParams, querystring: Type.Object({ job: Type.String() }) },
   }, async (req, reply) => {
     const ref = /^(.+)\/download$/.exec(req.params['*'])?.[1]

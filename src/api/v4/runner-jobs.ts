@@ -28,8 +28,8 @@ const UpdateBody = Type.Object({
   token: Type.Optional(Type.String()),
   state: Type.Optional(Type.String({ description: 'running, success or failed' })),
   failure_reason: Type.Optional(Type.String()),
-  // Accepted so that runners' requests validate; what they say here is not kept (see docs/api.md).
-  trace: Type.Optional(Type.String()),
+  trace: Type.Optional(Type.String({ description: 'The whole trace, replacing what was appended' })),
+  // Newer runners' fields: accepted so that their requests validate, not kept (see docs/api.md).
   checksum: Type.Optional(Type.String()),
   output: Type.Optional(AnyHash),
   exit_code: Type.Optional(Type.Integer()),
@@ -72,7 +72,7 @@ const runnerJobs: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: Type.Object({ id: Type.Integer() }), body: UpdateBody },
   }, async (req, reply) => {
     const job = await requireRunningJob(req, req.params.id)
-    await updateJobFromRunner(req.ingot, job, { state: req.body.state, failureReason: req.body.failure_reason })
+    await updateJobFromRunner(req.ingot, job, { state: req.body.state, failureReason: req.body.failure_reason, trace: req.body.trace })
     return reply.code(200).send()
   })
 }

@@ -15,6 +15,7 @@ import { matchingRules } from '../../../policies/protected-refs.js'
 import { readBuildOptions } from '../build-options.js'
 import { newJobToken } from '../job-token.js'
 import { dropJob, startJobForRunner } from '../transitions.js'
+import { dependenciesOf } from './dependencies.js'
 
 /** Candidates read per query: enough that a runner almost always finds its job in the first. */
 const CANDIDATES_PER_QUERY = 50
@@ -28,7 +29,7 @@ export type Assignment =
   | { taken: null; conflict: boolean }
 
 /** What choosing a job reads of it. */
-type CandidateJob = Pick<CiBuildRow, 'id' | 'project_id' | 'tag_list' | 'options'>
+type CandidateJob = Pick<CiBuildRow, 'id' | 'project_id' | 'pipeline_id' | 'stage_idx' | 'tag_list' | 'options'>
 
 interface Candidate {
   job: CandidateJob
@@ -63,7 +64,7 @@ async function candidates(db: Db, runner: CiRunnerRow, afterId: number): Promise
   const rows = await db.selectFrom('ci_builds')
     .innerJoin('projects', 'projects.id', 'ci_builds.project_id')
     .innerJoin('ci_pipelines', 'ci_pipelines.id', 'ci_builds.pipeline_id')
-    .select(['ci_builds.id', 'ci_builds.project_id', 'ci_builds.tag_list', 'ci_builds.options', 'ci_pipelines.ref as pipeline_ref', 'ci_pipelines.tag as pipeline_tag'])
+    .select(['ci_builds.id', 'ci_builds.project_id', 'ci_builds.pipeline_id', 'ci_builds.stage_idx', 'ci_builds.tag_list', 'ci_builds.options', 'ci_pipelines.ref as pipeline_ref', 'ci_pipelines.tag as pipeline_tag'])
     .where('ci_builds.status', '=', 'pending').where('ci_builds.kind', '=', 'ci').where('ci_builds.id', '>', afterId)
     .where('projects.jobs_enabled', '=', 1)
     // A runner without tags takes untagged jobs only; the rest of the tag rule is applied below.
@@ -114,6 +115,10 @@ export async function assignJob(ctx: AppContext, runner: CiRunnerRow, features: 
       if (runner.access_level === 'ref_protected' && !await isProtectedRef(ctx.db, job.project_id, ref, tag)) continue
       if (!runnerSupports(job, features)) {
         await dropJob(ctx, job.id, 'runner_unsupported', (current) => current.status === 'pending')
+        continue
+      }
+      if ((await dependenciesOf(ctx.db, job)).some((dependency) => dependency.missing)) {
+        await dropJob(ctx, job.id, 'missing_dependency_failure', (current) => current.status === 'pending')
         continue
       }
       const { token, digest } = newJobToken()

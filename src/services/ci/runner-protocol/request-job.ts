@@ -12,6 +12,7 @@ import { readBuildOptions, readYamlVariables } from '../build-options.js'
 import { ciFilePath, DEFAULT_CI_CONFIG_PATHS } from '../create-pipeline.js'
 import { JOB_TOKEN_LOGIN, jobVariables } from '../variables.js'
 import { assignJob, queueValue, type RunnerFeatures } from './assign-job.js'
+import { dependenciesOf } from './dependencies.js'
 
 /** How often a held request looks at the queue itself, for jobs made pending by other processes. */
 const RECHECK_INTERVAL_MS = 1000
@@ -76,10 +77,9 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, job: CiB
     .where('pipeline_id', '=', pipeline.id).orderBy('id').execute()
   const pipelineVariables = sealed.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) }))
   const options = readBuildOptions(job)
-  const dependencies = options.dependencies?.length === 0 ? [] : (await db.selectFrom('ci_builds').select(['id', 'name'])
-    .where('pipeline_id', '=', pipeline.id).where('retried', '=', 0).where('kind', '=', 'ci').where('stage_idx', '<', job.stage_idx)
-    .orderBy('id').execute())
-    .filter((dependency) => options.dependencies === null || options.dependencies.includes(dependency.name))
+  const dependencies = (await dependenciesOf(db, job)).map(({ id, name, archive }) => ({
+    id, name, artifactsFile: archive === null ? null : { filename: archive.filename, size: archive.size },
+  }))
   const repo = ctx.repositories.open(project.id)
   const commit = await repo.readCommit(pipeline.sha)
   const configPath = await ciFilePath(repo, project, pipeline.sha) ?? project.ci_config_path ?? DEFAULT_CI_CONFIG_PATHS[0]!

@@ -1,9 +1,11 @@
-// PUT /jobs/:id as a service: what a runner says of a job it runs. `running` renews the job so the
+// PUT /jobs/:id as a service: what a runner says of a job it runs. A `trace` replaces the whole
+// trace first (runners send it when their appends kept failing). `running` renews the job so the
 // stale jobs' sweep leaves it alone (newer runners say it right after taking the job); `success`
 // and `failed` end it through transitions.ts, a failure with its reason (one 11.5 does not know is
 // `unknown_failure`, rather than the original's 400, so a newer runner's report still ends the job).
 import type { AppContext } from '../../../context.js'
 import type { CiBuildRow } from '../../../db/schema.js'
+import { replaceTrace } from '../trace.js'
 import { finishJob, touchRunningJob } from '../transitions.js'
 
 /** The failure reasons of 11.5, which runners may send and which newer runners are told the server knows. */
@@ -17,7 +19,10 @@ export function failureReasonOf(reason: string | undefined): string {
 }
 
 /** Applies the runner's `state` to a running job; any other state is ignored, as the original ignores it. */
-export async function updateJobFromRunner(ctx: AppContext, job: CiBuildRow, update: { state: string | undefined; failureReason: string | undefined }): Promise<void> {
+export async function updateJobFromRunner(
+  ctx: AppContext, job: CiBuildRow, update: { state: string | undefined; failureReason: string | undefined; trace: string | undefined },
+): Promise<void> {
+  if (update.trace !== undefined) await replaceTrace(ctx, job.id, update.trace)
   switch (update.state) {
     case 'running':
       await touchRunningJob(ctx, job)
