@@ -11,7 +11,7 @@ import { JobRequestResponse, presentJobRequest } from '../../entities/job-reques
 import { apiError, forbidden } from '../../common/errors.js'
 import { findRunnerByToken } from '../../services/ci/runners/runner-token.js'
 import { requestJob } from '../../services/ci/runner-protocol/request-job.js'
-import { recordRunnerContact } from '../../services/ci/runner-protocol/runner-contact.js'
+import { recordRunnerContact } from '../../services/ci/runners/runner-contact.js'
 import { updateJobFromRunner } from '../../services/ci/runner-protocol/update-job.js'
 import { requireRunningJob } from './job-token-auth.js'
 

@@ -9,7 +9,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { ApiError, forbidden } from '../../common/errors.js'
 import { RunnerRegistrationDetails } from '../../entities/runner.js'
-import { recordRunnerContact, registerRunner, type RunnerInfo } from '../../services/ci/runners/register-runner.js'
+import { registerRunner } from '../../services/ci/runners/register-runner.js'
+import { recordRunnerContact, type RunnerInfo } from '../../services/ci/runners/runner-contact.js'
 import { normalizeTags } from '../../services/ci/runners/runner-attributes.js'
 import { findRunnerByToken } from '../../services/ci/runners/runner-token.js'
 import { deleteRunner } from '../../services/ci/runners/manage-runners.js'
@@ -58,7 +59,7 @@ async function authenticateRunner(req: FastifyRequest) {
   const token = tokenOf(req)
   const runner = await findRunnerByToken(req.ingot.db, token)
   if (runner === null) throw forbidden()
-  await recordRunnerContact(req.ingot.db, runner.id, (req.body as { info?: RunnerInfo } | undefined)?.info)
+  await recordRunnerContact(req.ingot.db, runner, { info: (req.body as { info?: RunnerInfo } | undefined)?.info, ipAddress: req.ip })
   return { runner, token }
 }
 

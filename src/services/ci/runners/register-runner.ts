@@ -1,8 +1,7 @@
 // A runner registers itself (POST /runners) with a registration token, which decides its kind: the
 // instance's makes an instance runner, a group's a runner of that group, a project's a runner of
-// that project. It gets its own token once, kept here only as a digest. A runner that asks again
-// (verify, unregister, and later the job requests) says what it is (`info`) and when it was last
-// heard from; both are recorded as the original's update_cached_info records them.
+// that project. It gets its own token once, kept here only as a digest. What it says of itself
+// later (verify, unregister, job requests) is recorded by runner-contact.ts.
 import type { Db } from '../../../db/index.js'
 import type { CiRunnerRow, CiRunnerType } from '../../../db/schema.js'
 import { instanceRunnersToken } from './registration-tokens.js'
@@ -88,10 +87,4 @@ export async function registerRunner(
     return row
   })
   return { runner, token }
-}
-
-/** Records that the runner was heard from now, and what it said of itself when it said anything. */
-export async function recordRunnerContact(db: Db, runnerId: number, info: RunnerInfo | undefined): Promise<void> {
-  const said = info === undefined ? {} : Object.fromEntries(Object.entries(infoColumns(info)).filter(([, value]) => value !== null))
-  await db.updateTable('ci_runners').set({ ...said, contacted_at: Date.now() }).where('id', '=', runnerId).execute()
 }
