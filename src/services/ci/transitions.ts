@@ -90,10 +90,25 @@ export interface RunnerStart {
  * timeout. The compare-and-swap of jobs/request: null when another runner took the job first (or
  * it was canceled), and the runner tries its next candidate.
  */
-export function startJobForRunner(ctx: AppContext, jobId: number, runnerId: number, start: RunnerStart): Promise<CiBuildRow | null> {
-  return moveJob(ctx, jobId, ['pending'], (_job, now) => ({
-    status: 'running', started_at: now, runner_id: runnerId, token_digest: start.tokenDigest, timeout: start.timeout,
-  }))
+export async function startJobForRunner(ctx: AppContext, jobId: number, runnerId: number, start: RunnerStart): Promise<CiBuildRow | null> {
+  const job = await findJob(ctx.db, jobId)
+  if (job === undefined) return null
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockRow(trx, 'ci_pipelines', job.pipeline_id)
+    const pipeline = await trx.selectFrom('ci_pipelines').select('status').where('id', '=', job.pipeline_id).executeTakeFirst()
+    if (pipeline === undefined) return null
+    const now = Date.now()
+    const taken = await trx.updateTable('ci_builds')
+      .set({ status: 'running', started_at: now, runner_id: runnerId, token_digest: start.tokenDigest, timeout: start.timeout, updated_at: now })
+      .where('id', '=', jobId).where('status', '=', 'pending').where('retried', '=', 0)
+      .executeTakeFirst()
+    if (Number(taken.numUpdatedRows) === 0) return null
+    // A take moves no other job and leaves a running pipeline running: only a pipeline's first take
+    // (pending → running, its started_at) needs the pipeline processed. Runners take jobs of big
+    // pipelines one after another, and processing reads every job of the pipeline.
+    if (pipeline.status !== 'running') await processPipeline(trx, job.pipeline_id, now)
+    return lockedJob(trx, jobId)
+  })
 }
 
 /** 15 minutes, as the original's needs_touch?: a job's updated_at is renewed no more often than that by a runner's PUT state=running. */
