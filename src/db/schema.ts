@@ -788,10 +788,12 @@ export interface CiBuildsTable {
   erased_by_id: Generated<number | null>
 }
 
-/** A piece of a job's live trace, CI_TRACE_CHUNK_SIZE bytes except the last (services/ci/trace.ts). */
+/** Bytes of a job's live trace at `start_offset`: one or more per append, at most TRACE_CHUNK_SIZE each (services/ci/trace.ts). */
 export interface CiBuildTraceChunksTable {
   build_id: number
-  chunk_index: number
+  start_offset: number
+  /** The length of `data`, kept so the trace's size is read without reading its bytes. */
+  size: number
   data: Buffer
 }
 

@@ -93,8 +93,12 @@ describe('job traces', () => {
       offset = end
     }
     assert.equal(offset, data.length)
-    const chunks = await t.ctx.db.selectFrom('ci_build_trace_chunks').select('chunk_index').where('build_id', '=', job.id).execute()
-    assert.equal(chunks.length, 3)
+    // Each append inserts its own chunks, none longer than TRACE_CHUNK_SIZE, one after the other.
+    const chunks = await t.ctx.db.selectFrom('ci_build_trace_chunks').select(['start_offset', 'size']).where('build_id', '=', job.id).orderBy('start_offset').execute()
+    assert.deepEqual(chunks.map((chunk) => [Number(chunk.start_offset), chunk.size]), [
+      [0, 1000], [1000, TRACE_CHUNK_SIZE - 995], [TRACE_CHUNK_SIZE + 5, TRACE_CHUNK_SIZE], [2 * TRACE_CHUNK_SIZE + 5, 10],
+      [2 * TRACE_CHUNK_SIZE + 15, data.length - 2 * TRACE_CHUNK_SIZE - 15],
+    ])
     assert.ok((await readTrace(job.id)).text === data.toString('latin1'))
   })
 
@@ -124,7 +128,7 @@ describe('job traces', () => {
     await patchTrace(t, job, 0, 'line one\nline two\n')
     await finishJob(t.ctx, job.id, 'success')
     await runAllJobs()
-    const chunks = await t.ctx.db.selectFrom('ci_build_trace_chunks').select('chunk_index').where('build_id', '=', job.id).execute()
+    const chunks = await t.ctx.db.selectFrom('ci_build_trace_chunks').select('start_offset').where('build_id', '=', job.id).execute()
     assert.equal(chunks.length, 0)
     const artifact = await t.ctx.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', job.id).executeTakeFirstOrThrow()
     assert.equal(artifact.file_type, 'trace')

@@ -1,5 +1,6 @@
 // Traces and artifacts of CI jobs. A running job's trace lives in the database in chunks (the
-// original's ci_build_trace_chunks) so every process sees it and an append is one transaction;
+// original's ci_build_trace_chunks; here one or more per append, each at its byte offset, so an
+// append only inserts) so every process sees it and an append is one transaction;
 // once the job ends it is archived into blob storage as an artifact of type `trace`. Artifacts
 // (ci_job_artifacts) are rows naming blobs (storage/blob-storage.ts), one per job and type; a zip
 // archive's central directory is read once at upload into ci_job_artifact_entries, so one file is
@@ -13,9 +14,10 @@ const notNull = (c: ColumnDefinitionBuilder) => c.notNull()
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createTable('ci_build_trace_chunks')
     .addColumn('build_id', 'integer', (c) => c.notNull().references('ci_builds.id').onDelete('cascade'))
-    .addColumn('chunk_index', 'integer', notNull)
+    .addColumn('start_offset', 'bigint', notNull)
+    .addColumn('size', 'integer', notNull)
     .addColumn('data', isPostgres(db) ? 'bytea' : 'blob', notNull)
-    .addPrimaryKeyConstraint('ci_build_trace_chunks_pkey', ['build_id', 'chunk_index'])
+    .addPrimaryKeyConstraint('ci_build_trace_chunks_pkey', ['build_id', 'start_offset'])
     .execute()
 
   await withId(db, db.schema.createTable('ci_job_artifacts'))

@@ -1,13 +1,13 @@
 // A job's trace (its log). While the job runs, the runner appends to it (PATCH /jobs/:id/trace) and
-// it lives in the database in chunks of TRACE_CHUNK_SIZE bytes, so every web process reads the same
-// trace and an append is one transaction under the job's row. Once the job has ended, a job
+// it lives in the database in chunks, so every web process reads the same trace and an append is
+// one transaction under the job's row. Each append inserts its own chunks at their byte offsets
+// (never rewriting earlier ones: a PATCH costs what it sends, however long the trace). Once the job has ended, a job
 // (ci.archive_trace) extracts its coverage and moves the trace into blob storage as the job's
 // artifact of type `trace` (the original's Ci::BuildTraceChunk and archive!). Readers take it from
 // either place, and a reader that started on the chunks carries on from the archive when the
 // chunks go meanwhile.
 import { Readable } from 'node:stream'
 import readline from 'node:readline'
-import { sql } from 'kysely'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { CiJobArtifactRow, CiStatus } from '../../db/schema.js'
@@ -15,7 +15,10 @@ import { safeRegExpLastMatch } from './config/safe-regexp.js'
 import { artifactBlobKey, enqueueArtifactsStatisticsRefresh } from './artifacts.js'
 import { setJobCoverage } from './transitions.js'
 
+/** The most bytes one chunk holds: an append or a replacement is split into chunks this long. */
 export const TRACE_CHUNK_SIZE = 128 * 1024
+/** Chunks one query of a reader takes: a reader holds at most this many chunks' bytes. */
+const CHUNKS_PER_READ = 8
 /** Statuses of a job that has ended: its trace is complete and may be archived. */
 export const ENDED_STATUSES: readonly CiStatus[] = ['success', 'failed', 'canceled']
 
@@ -26,30 +29,19 @@ export type AppendOutcome =
   /** The job is no longer running (it ended meanwhile). */
   | { notRunning: CiStatus }
 
-/** The size of the trace in chunks: full chunks up to the last one, and the last one's bytes. */
+/** The size of the trace in chunks: where its last chunk ends. */
 async function chunkedSize(db: Db, jobId: number): Promise<number> {
-  const last = await db.selectFrom('ci_build_trace_chunks')
-    .select(['chunk_index', sql<number>`length(data)`.as('length')])
-    .where('build_id', '=', jobId).orderBy('chunk_index', 'desc').limit(1).executeTakeFirst()
-  return last === undefined ? 0 : last.chunk_index * TRACE_CHUNK_SIZE + Number(last.length)
+  const last = await db.selectFrom('ci_build_trace_chunks').select(['start_offset', 'size'])
+    .where('build_id', '=', jobId).orderBy('start_offset', 'desc').limit(1).executeTakeFirst()
+  return last === undefined ? 0 : Number(last.start_offset) + last.size
 }
 
-/** Writes `data` at the end of the chunked trace of `size` bytes: the last chunk filled, then new ones. */
-async function writeChunks(trx: Db, jobId: number, size: number, data: Buffer): Promise<void> {
-  let offset = 0
-  let index = Math.floor(size / TRACE_CHUNK_SIZE)
-  const inLast = size % TRACE_CHUNK_SIZE
-  if (inLast > 0 && data.length > 0) {
-    const last = await trx.selectFrom('ci_build_trace_chunks').select('data')
-      .where('build_id', '=', jobId).where('chunk_index', '=', index).executeTakeFirstOrThrow()
-    offset = Math.min(TRACE_CHUNK_SIZE - inLast, data.length)
-    await trx.updateTable('ci_build_trace_chunks').set({ data: Buffer.concat([last.data, data.subarray(0, offset)]) })
-      .where('build_id', '=', jobId).where('chunk_index', '=', index).execute()
-    index += 1
-  }
-  for (; offset < data.length; offset += TRACE_CHUNK_SIZE, index += 1) {
+/** Writes `data` as new chunks from byte `start` on, the end of the chunked trace. */
+async function writeChunks(trx: Db, jobId: number, start: number, data: Buffer): Promise<void> {
+  for (let offset = 0; offset < data.length; offset += TRACE_CHUNK_SIZE) {
+    const piece = data.subarray(offset, offset + TRACE_CHUNK_SIZE)
     await trx.insertInto('ci_build_trace_chunks')
-      .values({ build_id: jobId, chunk_index: index, data: data.subarray(offset, offset + TRACE_CHUNK_SIZE) }).execute()
+      .values({ build_id: jobId, start_offset: start + offset, size: piece.length, data: piece }).execute()
   }
 }
 
@@ -99,9 +91,8 @@ export async function openTrace(ctx: Pick<AppContext, 'db' | 'blobs'>, jobId: nu
   return chunksStream(ctx, jobId)
 }
 
-/** The chunks one query at a time; when they vanish (archived meanwhile), the rest from the archive. */
+/** The chunks a few at a time, in order; when they vanish (archived meanwhile), the rest from the archive. */
 function chunksStream(ctx: Pick<AppContext, 'db' | 'blobs'>, jobId: number): Readable {
-  let index = 0
   let sent = 0
   let archive: Readable | null = null
   return new Readable({
@@ -111,16 +102,18 @@ function chunksStream(ctx: Pick<AppContext, 'db' | 'blobs'>, jobId: number): Rea
         return
       }
       void (async () => {
-        const chunk = await ctx.db.selectFrom('ci_build_trace_chunks').select('data')
-          .where('build_id', '=', jobId).where('chunk_index', '=', index).executeTakeFirst()
-        if (chunk !== undefined) {
-          index += 1
+        const chunks = await ctx.db.selectFrom('ci_build_trace_chunks').select(['start_offset', 'data'])
+          .where('build_id', '=', jobId).where('start_offset', '>=', sent)
+          .orderBy('start_offset').limit(CHUNKS_PER_READ).execute()
+        let pushed = false
+        for (const chunk of chunks) {
+          // A gap ends what the chunks give this reader (the trace was replaced meanwhile).
+          if (Number(chunk.start_offset) !== sent) break
           sent += chunk.data.length
+          pushed = true
           this.push(chunk.data)
-          // A chunk short of full is the last one: the trace ends here for this reader.
-          if (chunk.data.length < TRACE_CHUNK_SIZE) this.push(null)
-          return
         }
+        if (pushed) return
         const archived = await traceArtifact(ctx.db, jobId)
         const rest = archived === null || sent >= archived.size ? null : await ctx.blobs.get(archived.blob_key, { start: sent })
         if (rest === null) {
@@ -194,7 +187,7 @@ export async function archiveTrace(ctx: AppContext, jobId: number): Promise<void
 export async function unarchivedTraceJobIds(db: Db, endedBefore: number, limit: number): Promise<number[]> {
   const rows = await db.selectFrom('ci_build_trace_chunks')
     .innerJoin('ci_builds', 'ci_builds.id', 'ci_build_trace_chunks.build_id')
-    .select('ci_builds.id').where('ci_build_trace_chunks.chunk_index', '=', 0)
+    .select('ci_builds.id').where('ci_build_trace_chunks.start_offset', '=', 0)
     .where('ci_builds.status', 'in', ENDED_STATUSES).where('ci_builds.finished_at', '<', endedBefore)
     .orderBy('ci_builds.id').limit(limit).execute()
   return rows.map((row) => row.id)
