@@ -312,6 +312,11 @@ docker_linux: { script: x, tags: [docker, linux] }
     assert.deepEqual(download.raw, archive)
     assert.equal((await rawRequest(t, 'GET', `/projects/${project.id}/jobs/${build.id}/artifacts?job_token=${test.token}`, {})).status, 200)
     assert.equal((await rawRequest(t, 'GET', `/projects/${project.id}/jobs/${build.id}/artifacts`, { 'job-token': 'not-a-job-token' })).status, 401)
+    // Its pipeline's only: a job of another pipeline is not found for it.
+    const other = await projectWithPipeline('build: { script: x }')
+    const otherBuild = (await requestJob(t, runner)).body as { id: number; token: string }
+    assert.equal((await rawRequest(t, 'GET', `/projects/${other.project.id}/jobs/${otherBuild.id}/artifacts`, { 'job-token': test.token })).status, 404)
+    await updateJob(t, otherBuild.id, otherBuild.token, { state: 'success' })
     await updateJob(t, test.id, test.token, { state: 'success' })
     assert.equal((await rawRequest(t, 'GET', `/projects/${project.id}/jobs/${build.id}/artifacts`, { 'job-token': test.token })).status, 401,
       'the token dies with its job')

@@ -2,8 +2,10 @@
 // the archive of a job, the archive of the newest successful job of a name on a ref, one file of an
 // archive (served from its place in the zip, found in the index made at upload), keep (no expiry)
 // and erase (trace and artifacts removed; Maintainers, or the Developer who started the job).
-// Downloads are attachments, as the original sends them. The two archive downloads also take a
-// running job's token (JOB-TOKEN, `job_token`), as the job's user, as 11.5's job_token_allowed.
+// Downloads are attachments, as the original sends them. A job's archive also downloads with the
+// token of a running job of the same pipeline (JOB-TOKEN, `job_token`), as that job's user: a job
+// token reads the artifacts of its pipeline and nothing else (11.5 let it read whatever its user
+// could, by ref too; Ingot keeps it to its pipeline).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
@@ -47,12 +49,14 @@ const jobArtifacts: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: JobParams },
   }, async (req, reply) => {
     const { job } = await loadJob(req, req.params.id, req.params.job_id, 'read_build')
+    // A job's token reads the artifacts of its own pipeline and nothing else.
+    if (req.actor?.job !== undefined && req.actor.job.pipelineId !== job.pipeline_id) throw notFound()
     return sendArchive(reply, await jobArchive(req.ingot.db, job.id))
   })
 
   // `:ref_name` may hold slashes (feature/x): the rest of the path, up to `/download`.
   app.get('/projects/:id/jobs/artifacts/*', {
-    config: { auth: 'optional', jobToken: true },
+    config: { auth: 'optional' },
     schema: { params: RefPathParams, querystring: Type.Object({ job: Type.String() }) },
   }, async (req, reply) => {
     const ref = /^(.+)\/download$/.exec(req.params['*'])?.[1]
