@@ -55,6 +55,11 @@ export interface Config {
   /** Git services over HTTP running at once in this process, and from one client address. */
   gitServicesMax: number
   gitServicesPerClient: number
+  /**
+   * How long POST /jobs/request holds a runner's request when no job fits, answering as soon as one
+   * becomes pending (long polling); 0 answers 204 at once.
+   */
+  runnerLongPollSeconds: number
   /** The built-in CI runner `ingot web` starts as a child (services/ci/builtin-runner.ts). */
   builtinRunner: BuiltinRunnerConfig
 }
@@ -145,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
   const gitServiceIdleTimeoutMs = parseInteger(env, 'INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS', { fallback: 300_000, min: 1000, max: 3_600_000, unit: 'number of milliseconds' })
   const gitServicesMax = parseInteger(env, 'INGOT_GIT_SERVICES_MAX', { fallback: 32, min: 1, max: 10_000, unit: 'number of git services' })
   const gitServicesPerClient = parseInteger(env, 'INGOT_GIT_SERVICES_PER_CLIENT', { fallback: 8, min: 1, max: 10_000, unit: 'number of git services' })
+  const runnerLongPollSeconds = parseInteger(env, 'INGOT_RUNNER_LONG_POLL_SECONDS', { fallback: 10, min: 0, max: 120, unit: 'number of seconds' })
   const builtinRunner: BuiltinRunnerConfig = {
     enabled: parseBoolean(env, 'INGOT_BUILTIN_RUNNER', databaseUrl === ''),
     concurrency: parseInteger(env, 'INGOT_RUNNER_CONCURRENCY', { fallback: 2, min: 1, max: 64, unit: 'number of jobs' }),
@@ -161,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey, previousSecretKeys, signInBan,
     requestTimeoutMs, headersTimeoutMs, connectionTimeoutMs, keepAliveTimeoutMs,
     gitServiceTimeoutMs, gitServiceIdleTimeoutMs, gitServicesMax, gitServicesPerClient,
+    runnerLongPollSeconds,
     builtinRunner,
   }
 }

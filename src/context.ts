@@ -19,14 +19,19 @@ import { registerWebHooks } from './services/hooks/deliveries.js'
 import { registerIntegrations } from './services/integrations/register-integrations.js'
 import { registerRepositoryHousekeeping } from './services/projects/housekeeping.js'
 import { registerPipelinePushListener } from './services/ci/pipeline-push-listener.js'
+import { PendingJobsSignal } from './services/ci/pending-jobs-signal.js'
 import { ThrottleCounters } from './services/throttles/counters.js'
 import { SignInBans } from './services/throttles/sign-in-bans.js'
+import type { BlobStorage } from './storage/blob-storage.js'
+import { LocalBlobStorage, localBlobRoot } from './storage/local-blob-storage.js'
 
 export interface AppContext {
   config: Config
   db: Db
   dialect: Dialect
   repositories: RepositoryStorage
+  /** Files that are not git (storage/blob-storage.ts): CI traces and artifacts. */
+  blobs: BlobStorage
   /** Background jobs (jobs/queue.ts): enqueue here; `ingot web` and `ingot worker` work them. */
   jobs: JobQueue
   /** The push hook point (services/push/after-push.ts). */
@@ -39,6 +44,8 @@ export interface AppContext {
   secrets: SecretBox
   /** Counters the request throttles count in (services/throttles/counters.ts), and sign-in bans. */
   throttles: { counters: ThrottleCounters; signInBans: SignInBans }
+  /** Wakes runners' held job requests when CI jobs become pending in this process (services/ci/pending-jobs-signal.ts). */
+  pendingJobs: PendingJobsSignal
   log: FastifyBaseLogger
   /**
    * The request this context acts for: the request itself, or the one whose change enqueued the job
@@ -99,12 +106,14 @@ export async function openContext(config: Config, log: FastifyBaseLogger): Promi
     db: database.db,
     dialect: database.dialect,
     repositories: new RepositoryStorage(config.dataDir),
+    blobs: new LocalBlobStorage(localBlobRoot(config.dataDir)),
     jobs,
     pushListeners: new PushListeners(),
     activity: new ActivityListeners(),
     mailer: config.smtpUrl === null ? null : createSmtpMailer(config.smtpUrl, config.emailFrom),
     secrets,
     throttles: { counters, signInBans: new SignInBans(database.db, counters, config.signInBan) },
+    pendingJobs: new PendingJobsSignal(),
     log,
     requestId: null,
     async close() {

@@ -16,6 +16,8 @@ export interface Actor {
   sudoFrom: UserRow | null
   /** The web session whose cookie authenticated the request, when one did. */
   sessionId?: number
+  /** The running CI job whose token authenticated the request, when one did (auth/job-token.ts); the actor is its user. */
+  job?: { id: number; projectId: number; pipelineId: number }
 }
 
 export function isAdmin(actor: Actor | null): boolean {

@@ -3,6 +3,7 @@
 //   private_token query / Private-Token header: personal and impersonation tokens
 //   access_token query / Authorization: Bearer:  OAuth tokens (and personal ones, as the original)
 //   the _service_session cookie: a web session, for GET/HEAD, or with its CSRF token in X-CSRF-Token
+//   JOB-TOKEN header / job_token query: a running CI job's token, on the routes that take one
 // A user kept out by enforced terms they have not accepted is refused whatever the carrier.
 // Each route declares in its config whether a caller is required and which token scopes it
 // accepts (default: api), then sudo is applied.
@@ -20,6 +21,7 @@ import {
   type ActiveSession,
 } from './sessions.js'
 import type { Actor, Scope } from './actor.js'
+import { actorForJobToken } from './job-token.js'
 
 export type AuthMode = 'required' | 'optional' | 'none'
 
@@ -32,6 +34,8 @@ declare module 'fastify' {
     auth?: AuthMode
     /** Token scopes that may call the route; default ['api']. */
     scopes?: readonly Scope[]
+    /** Whether a running CI job's token (JOB-TOKEN header, `job_token` query) may call it, as the job's user (the original's job_token_allowed). */
+    jobToken?: boolean
   }
 }
 
@@ -51,7 +55,11 @@ export function registerAuthentication(app: FastifyInstance, db: Db): void {
     const mode: AuthMode = config.auth ?? (req.routeOptions.url === undefined ? 'none' : 'required')
     if (mode === 'none') return
     const credential = credentialOf(req)
-    if (credential !== null) {
+    const jobToken = config.jobToken === true ? jobTokenOf(req) : null
+    if (credential === null && jobToken !== null) {
+      req.actor = await actorForJobToken(db, jobToken)
+      if (req.actor === null) throw unauthorized()
+    } else if (credential !== null) {
       const { token, user } = await findTokenOwner(db, credential)
       await checkTermsAccepted(db, user)
       checkScopes(token, config.scopes ?? DEFAULT_SCOPES)
@@ -142,6 +150,12 @@ function credentialOf(req: FastifyRequest): Credential | null {
   const accessToken = bearer ?? stringParam(query.access_token)
   if (accessToken !== null) return { token: accessToken, kinds: null }
   return null
+}
+
+/** A CI job's token: the JOB-TOKEN header or the `job_token` query parameter. */
+function jobTokenOf(req: FastifyRequest): string | null {
+  const header = req.headers['job-token']
+  return typeof header === 'string' && header !== '' ? header : stringParam((req.query as Record<string, unknown>).job_token)
 }
 
 function stringParam(value: unknown): string | null {

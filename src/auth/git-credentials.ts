@@ -1,8 +1,10 @@
 // Who a git client is: the HTTP Basic credentials of git over HTTP, read the way the original
 // reads them (Gitlab::Auth.find_for_git_client): login `oauth2` with an OAuth token; any login with
-// a personal or impersonation token; a username (or email) with the user's password, unless the
-// password_authentication_enabled_for_git setting is off. Tokens carry what their scopes allow
-// (api: pull and push; read_repository: pull), a password all of it. Refused credentials count
+// a personal or impersonation token; login `gitlab-ci-token` with the token of a running CI job,
+// which pulls what the job's user may read and never pushes (auth/job-token.ts); a username (or
+// email) with the user's password, unless the password_authentication_enabled_for_git setting is
+// off. Tokens carry what their scopes allow (api: pull and push; read_repository: pull), a
+// password all of it. Refused credentials count
 // towards a ban of the address and the account, as the original's rate_limit! counts them, and a
 // success forgets the failures (services/throttles/sign-in-bans.ts).
 import type { AppContext } from '../context.js'
@@ -12,6 +14,8 @@ import { parseJsonArray } from '../db/values.js'
 import { getApplicationSettings } from '../services/settings.js'
 import type { Actor } from './actor.js'
 import { recordActivity, tokenOwner } from './authenticate.js'
+import { actorForJobToken } from './job-token.js'
+import { JOB_TOKEN_LOGIN } from '../services/ci/variables.js'
 import { passwordMatches, tokenDigest } from './secrets.js'
 import { accountKey, type SignInAttempt } from '../services/throttles/sign-in-bans.js'
 
@@ -56,6 +60,10 @@ export async function authenticateGitClient(ctx: AppContext, authorization: stri
   if (credentials === null || credentials.password === '' || credentials.password.includes('\0') || credentials.login.includes('\0')) {
     await bans.failed({ address, account: null })
     return refused(ACCESS_DENIED, true)
+  }
+  if (credentials.login === JOB_TOKEN_LOGIN) {
+    const actor = await actorForJobToken(db, credentials.password)
+    if (actor !== null) return { kind: 'user', actor, mayDownload: true, mayPush: false }
   }
   const token = await byToken(db, credentials.login, credentials.password)
   if (token !== null) {

@@ -13,9 +13,10 @@ import { userCommands } from './admin-users.js'
 import { tokenCommands } from './admin-tokens.js'
 import { jobCommands } from './admin-jobs.js'
 import { banCommands } from './admin-bans.js'
+import { runnerCommands } from './admin-runners.js'
 
 /** Every group of `ingot admin`, in the order the help lists them. */
-const GROUPS: readonly CommandGroup[] = [userCommands, tokenCommands, jobCommands, banCommands]
+const GROUPS: readonly CommandGroup[] = [userCommands, tokenCommands, jobCommands, banCommands, runnerCommands]
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help'
 

@@ -781,6 +781,53 @@ export interface CiBuildsTable {
   description: Generated<string | null>
   /** Seconds the job may run: the project's build_timeout capped by its runner's maximum_timeout, fixed when a runner takes it. */
   timeout: Generated<number | null>
+  /** When the job's artifacts expire (null: kept); the original's artifacts_expire_at. */
+  artifacts_expire_at: Generated<number | null>
+  /** When and by whom the job's trace and artifacts were erased. */
+  erased_at: Generated<number | null>
+  erased_by_id: Generated<number | null>
+}
+
+/** Bytes of a job's live trace at `start_offset`: one or more per append, at most TRACE_CHUNK_SIZE each (services/ci/trace.ts). */
+export interface CiBuildTraceChunksTable {
+  build_id: number
+  start_offset: number
+  /** The length of `data`, kept so the trace's size is read without reading its bytes. */
+  size: number
+  data: Buffer
+}
+
+export type CiArtifactFileType = 'archive' | 'metadata' | 'trace' | 'junit' | 'codequality' | 'sast' | 'dependency_scanning'
+  | 'container_scanning' | 'dast' | 'license_management' | 'performance'
+export type CiArtifactFileFormat = 'zip' | 'gzip' | 'raw'
+
+/** A file a job left (the original's ci_job_artifacts), its bytes in blob storage under blob_key. */
+export interface CiJobArtifactsTable {
+  id: Generated<number>
+  job_id: number
+  project_id: number
+  file_type: CiArtifactFileType
+  file_format: CiArtifactFileFormat
+  size: number
+  filename: string
+  blob_key: string
+  file_sha256: string | null
+  expire_at: number | null
+  created_at: number
+}
+
+/** One file of a zip archive artifact, from its central directory: where its bytes are, to serve it alone. */
+export interface CiJobArtifactEntriesTable {
+  artifact_id: number
+  path: string
+  size: number
+  compressed_size: number
+  compression_method: number
+  /** The zip's general purpose bit flags (bit 0: encrypted). */
+  flags: number
+  crc32: number
+  local_header_offset: number
+  mode: number
 }
 
 export type CiRunnerType = 'instance_type' | 'group_type' | 'project_type'
@@ -871,6 +918,9 @@ export interface Database {
   ci_pipelines: CiPipelinesTable
   ci_pipeline_variables: CiPipelineVariablesTable
   ci_builds: CiBuildsTable
+  ci_build_trace_chunks: CiBuildTraceChunksTable
+  ci_job_artifacts: CiJobArtifactsTable
+  ci_job_artifact_entries: CiJobArtifactEntriesTable
   ci_runners: CiRunnersTable
   ci_runner_projects: CiRunnerProjectsTable
   ci_runner_namespaces: CiRunnerNamespacesTable
@@ -911,4 +961,6 @@ export type WebHookRow = Selectable<WebHooksTable>
 export type SessionRow = Selectable<SessionsTable>
 export type CiPipelineRow = Selectable<CiPipelinesTable>
 export type CiBuildRow = Selectable<CiBuildsTable>
+export type CiJobArtifactRow = Selectable<CiJobArtifactsTable>
+export type CiJobArtifactEntryRow = Selectable<CiJobArtifactEntriesTable>
 export type CiRunnerRow = Selectable<CiRunnersTable>

@@ -1,23 +1,15 @@
 // The Job entity (spec: Job) as the original 11.5's: the job, its commit, its pipeline's summary,
-// its user, its runner (null until a runner takes it) and its artifacts (none until the runner
-// protocol uploads them). Everything comes loaded with the page (finders/jobs-finder.ts).
+// its user, its runner (null until a runner takes it) and its artifacts (`artifacts_file` only
+// while it has an archive; every file, the archived trace too, in `artifacts`). Everything comes
+// loaded with the page (finders/jobs-finder.ts).
 import { Type, type Static } from '@sinclair/typebox'
 import { isoTime } from '../db/values.js'
 import type { JobView } from '../finders/jobs-finder.js'
+import { liveArchive } from '../finders/job-artifacts-finder.js'
 import { CommitBasic, presentCommit } from './commit.js'
 import { IsoDateTime, Nullable, NullableDateTime, NullableString, type PresentContext } from './common.js'
 import { User, presentUser } from './user.js'
-
-const Runner = Type.Object({
-  id: Type.Integer(),
-  description: NullableString,
-  ip_address: NullableString,
-  active: Type.Boolean(),
-  is_shared: Type.Boolean(),
-  name: NullableString,
-  online: Type.Boolean(),
-  status: Type.String(),
-})
+import { Runner, presentRunner } from './runner.js'
 
 export const Job = Type.Object({
   id: Type.Integer(),
@@ -51,7 +43,8 @@ function durationOf(startedAt: number | null, finishedAt: number | null, now: nu
   return startedAt === null ? null : ((finishedAt ?? now) - startedAt) / 1000
 }
 
-export function presentJob({ job, pipeline, user, commit }: JobView, projectFullPath: string, ctx: PresentContext, now = Date.now()): JobEntity {
+export function presentJob({ job, pipeline, user, runner, commit, artifacts }: JobView, projectFullPath: string, ctx: PresentContext, now = Date.now()): JobEntity {
+  const archive = liveArchive(artifacts, now)
   return {
     id: job.id,
     name: job.name,
@@ -64,11 +57,12 @@ export function presentJob({ job, pipeline, user, commit }: JobView, projectFull
     started_at: isoTime(job.started_at),
     finished_at: isoTime(job.finished_at),
     duration: durationOf(job.started_at, job.finished_at, now),
-    artifacts_expire_at: null,
-    artifacts: [],
+    ...(archive === null ? {} : { artifacts_file: { filename: archive.filename, size: archive.size } }),
+    artifacts: artifacts.map((artifact) => ({ file_type: artifact.file_type, size: artifact.size, filename: artifact.filename, file_format: artifact.file_format })),
+    artifacts_expire_at: isoTime(job.artifacts_expire_at),
     commit: commit === null ? null : presentCommit(commit),
     pipeline: { id: pipeline.id, ref: pipeline.ref, sha: pipeline.sha, status: pipeline.status },
-    runner: null,
+    runner: runner === null ? null : presentRunner(runner, now),
     user: user === null ? null : presentUser(user, ctx),
     web_url: jobWebUrl(projectFullPath, job.id, ctx),
   }

@@ -1,12 +1,14 @@
 // CI jobs of a project or of one pipeline, retried ones included as in the original 11.5, filtered
-// by status (`scope`), and what a page of them shows: their pipelines, users and commits, each
-// loaded once for the whole page.
+// by status (`scope`), and what a page of them shows: their pipelines, users, runners, commits and
+// artifacts, each loaded once for the whole page.
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
 import type { Db } from '../db/index.js'
-import type { CiBuildRow, CiPipelineRow, CiStatus, UserRow } from '../db/schema.js'
+import type { CiBuildRow, CiJobArtifactRow, CiPipelineRow, CiRunnerRow, CiStatus, UserRow } from '../db/schema.js'
 import type { Commit, GitRepository } from '../git/repository.js'
 import { pipelinesByIds } from './pipelines-finder.js'
 import { usersById } from './rows.js'
+import { runnersById } from './runners-finder.js'
+import { artifactsByJob } from './job-artifacts-finder.js'
 
 export const JOB_STATUSES: readonly CiStatus[] = ['created', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled']
 
@@ -33,17 +35,29 @@ export interface JobView {
   job: CiBuildRow
   pipeline: CiPipelineRow
   user: UserRow | null
+  /** The runner that took the job; null before one did, or once it was removed. */
+  runner: CiRunnerRow | null
   commit: Commit | null
+  artifacts: CiJobArtifactRow[]
 }
 
-/** The views of some jobs of one project: one query for their pipelines, one for their users, one read of each commit. */
+/** The views of some jobs of one project: one query each for their pipelines, users, runners and artifacts, one read of each commit. */
 export async function loadJobViews(db: Db, repo: GitRepository, jobs: readonly CiBuildRow[]): Promise<JobView[]> {
   const pipelines = await pipelinesByIds(db, jobs.map((job) => job.pipeline_id))
   const users = await usersById(db, [...new Set(jobs.flatMap((job) => (job.user_id === null ? [] : [job.user_id])))])
+  const runners = await runnersById(db, jobs.flatMap((job) => (job.runner_id === null ? [] : [job.runner_id])))
   const shas = [...new Set([...pipelines.values()].map((pipeline) => pipeline.sha))]
   const commits = new Map((await repo.readCommits(shas)).map((commit) => [commit.id, commit]))
+  const artifacts = await artifactsByJob(db, jobs.map((job) => job.id))
   return jobs.map((job) => {
     const pipeline = pipelines.get(job.pipeline_id)!
-    return { job, pipeline, user: job.user_id === null ? null : users.get(job.user_id) ?? null, commit: commits.get(pipeline.sha) ?? null }
+    return {
+      job,
+      pipeline,
+      user: job.user_id === null ? null : users.get(job.user_id) ?? null,
+      runner: job.runner_id === null ? null : runners.get(job.runner_id) ?? null,
+      commit: commits.get(pipeline.sha) ?? null,
+      artifacts: artifacts.get(job.id) ?? [],
+    }
   })
 }

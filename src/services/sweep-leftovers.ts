@@ -1,8 +1,9 @@
 // Sweeps what crashed processes left on disk (git's quarantine directories, temporary packs and
-// stale locks in repositories, our temporary index and upload files): once soon after a process
-// starts and every hour after, in the background, never before the server listens. Only what is
-// older than anything still running may be (the longest git service, request or housekeeping run,
-// with a margin) is removed, so other processes on the same data directory keep their work.
+// stale locks in repositories, our temporary index and upload files, interrupted blob writes):
+// once soon after a process starts and every hour after, in the background, never before the
+// server listens. Only what is older than anything still running may be (the longest git service,
+// request or housekeeping run, with a margin) is removed, so other processes on the same data
+// directory keep their work.
 import type { AppContext } from '../context.js'
 import { sweepLeftovers } from '../git/sweep.js'
 import { sweepUploadLeftovers } from './uploads/sweep.js'
@@ -24,7 +25,8 @@ export async function sweepDataDirectory(ctx: AppContext, signal?: AbortSignal, 
   const before = Date.now() - ageMs
   const repositories = await sweepLeftovers(ctx.repositories.root, before, signal)
   const uploads = await sweepUploadLeftovers(uploadsRoot(ctx.config.dataDir), before, signal)
-  const removed = [...repositories.removed, ...uploads]
+  const blobs = await ctx.blobs.sweepLeftovers(before)
+  const removed = [...repositories.removed, ...uploads, ...blobs]
   if (removed.length > 0) ctx.log.info({ removed, repositories: repositories.repositories }, 'removed what crashed processes left behind')
   return removed
 }

@@ -4,6 +4,7 @@
 // and runs a pipeline's create, list, jobs, cancel and retry. python-gitlab 3 parses a body only
 // when Content-Type is exactly `application/json`, as the original sends it. python/oauth.py
 // registers an OAuth application (gl.applications) and works with a token from it (oauth_token=).
+// python/runners.py registers a runner (gl.runners.create) and works the runner API with it.
 // Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -43,6 +44,14 @@ describe('compat: python-gitlab', () => {
     const script = path.join(import.meta.dirname, 'python', 'oauth.py')
     const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token, 'root', ROOT_PASSWORD], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
       assert.fail(`python-gitlab OAuth script failed:\n${err.stderr ?? err.message}`)
+    })
+    assert.equal(stdout.trim(), 'ok')
+  })
+
+  it('registers a runner and works the runner API with it', { skip: pythonGitlabMissing() }, async () => {
+    const script = path.join(import.meta.dirname, 'python', 'runners.py')
+    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
+      assert.fail(`python-gitlab runners script failed:\n${err.stderr ?? err.message}`)
     })
     assert.equal(stdout.trim(), 'ok')
   })

@@ -15,6 +15,8 @@ import impersonationTokens from './impersonation-tokens.js'
 import integrations from './integrations.js'
 import issues from './issues.js'
 import jobs from './jobs.js'
+import jobArtifacts from './job-artifacts.js'
+import runnerJobFiles from './runner-job-files.js'
 import commitStatuses from './commit-statuses.js'
 import labels from './labels.js'
 import members from './members.js'
@@ -33,6 +35,9 @@ import protectedBranches from './protected-branches.js'
 import protectedTags from './protected-tags.js'
 import repository from './repository.js'
 import repositoryFiles from './repository-files.js'
+import runnerRegistration from './runner-registration.js'
+import runners from './runners.js'
+import runnerJobs from './runner-jobs.js'
 import snippets from './snippets.js'
 import systemHooks from './system-hooks.js'
 import tags from './tags.js'
@@ -56,6 +61,8 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(integrations)
   await app.register(issues)
   await app.register(jobs)
+  await app.register(jobArtifacts)
+  await app.register(runnerJobFiles)
   await app.register(commitStatuses)
   await app.register(labels)
   await app.register(members)
@@ -74,6 +81,9 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(protectedTags)
   await app.register(repository)
   await app.register(repositoryFiles)
+  await app.register(runnerRegistration)
+  await app.register(runners)
+  await app.register(runnerJobs)
   await app.register(snippets)
   await app.register(systemHooks)
   await app.register(tags)

@@ -1,7 +1,7 @@
 // Jobs (spec: Jobs), as the original 11.5 answers: the project's jobs and a pipeline's (`scope`,
-// one status or several), one job, its trace (text/plain; empty until a runner writes one), and
-// cancel, retry and play (Developer). Reporters read; so does whoever reads the project when its
-// jobs are public. Artifacts arrive with the runner protocol.
+// one status or several), one job, its trace (text/plain, streamed from the chunks of a running job
+// or from its archive), and cancel, retry and play (Developer). Reporters read; so does whoever
+// reads the project when its jobs are public. Artifacts and erase are in job-artifacts.ts.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
@@ -17,7 +17,7 @@ import { authorize, loadProjectFor, requireActor, type LoadedProject } from '../
 import { setPaginationHeaders } from '../pagination.js'
 import { IdParams, Pagination } from '../params.js'
 import { presentCtx } from '../present.js'
-import { sendRawText } from '../blob-replies.js'
+import { openTrace } from '../../services/ci/trace.js'
 
 const JobParams = Type.Composite([IdParams, Type.Object({ job_id: Type.Integer() })])
 const PipelineParams = Type.Composite([IdParams, Type.Object({ pipeline_id: Type.Integer() })])
@@ -28,7 +28,7 @@ const ListQuery = Type.Object({
   scope: Type.Optional(Type.Array(Type.String())),
 })
 
-const recordNotFound = () => apiError(404, '404 Not found')
+export const recordNotFound = () => apiError(404, '404 Not found')
 
 function statusesOf(scope: readonly string[] | undefined): CiStatus[] {
   const statuses = scope ?? []
@@ -37,7 +37,7 @@ function statusesOf(scope: readonly string[] | undefined): CiStatus[] {
 }
 
 /** A job of the project; for 'update_build', 403 too unless the caller may run CI for its pipeline's ref. */
-async function loadJob(req: FastifyRequest, id: string, jobId: number, ability: 'read_build' | 'update_build') {
+export async function loadJob(req: FastifyRequest, id: string, jobId: number, ability: 'read_build' | 'update_build') {
   const loaded = await loadProjectFor(req, id, ability)
   const job = await findJob(req.ingot.db, loaded.project.id, jobId)
   if (job === null) throw recordNotFound()
@@ -55,7 +55,7 @@ async function presentJobs(req: FastifyRequest, loaded: LoadedProject, jobs: rea
   return views.map((view) => presentJob(view, projectFullPath(loaded), ctx, now))
 }
 
-async function presentOne(req: FastifyRequest, loaded: LoadedProject, job: CiBuildRow) {
+export async function presentOne(req: FastifyRequest, loaded: LoadedProject, job: CiBuildRow) {
   const [presented] = await presentJobs(req, loaded, [job])
   return presented!
 }
@@ -95,9 +95,8 @@ const jobs: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'optional' },
     schema: { params: JobParams },
   }, async (req, reply) => {
-    await loadJob(req, req.params.id, req.params.job_id, 'read_build')
-    // No runner has written a trace yet: the runner protocol brings them.
-    return sendRawText(reply, '')
+    const { job } = await loadJob(req, req.params.id, req.params.job_id, 'read_build')
+    return reply.header('content-type', 'text/plain; charset=utf-8').send(await openTrace(req.ingot, job.id))
   })
 
   app.post('/projects/:id/jobs/:job_id/cancel', {

@@ -1,6 +1,7 @@
 // Repository reads (spec: Repository): tree, blobs (Base64 info and raw), archive, compare,
 // contributors and merge_base. Anyone who may read a project's code may call them, anonymous
 // callers included on public projects; large answers (archives, big blobs) stream from git.
+import { attachmentDisposition } from '../attachment.js'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
@@ -49,14 +50,6 @@ const ContributorsQuery = Type.Composite([Type.Object({
 
 const MergeBaseQuery = Type.Object({ refs: Type.Array(Type.String()) })
 
-/** `attachment` with the file name, its non-ASCII characters given the RFC 6266 way. */
-function attachment(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')
-  if (ascii === fileName) return `attachment; filename="${fileName}"`
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`
-}
-
 async function sendArchive(req: FastifyRequest, reply: FastifyReply, id: string, sha: string | undefined, format: string | undefined) {
   const loaded = await loadRepository(req, id)
   const ref = sha ?? loaded.project.default_branch ?? await loaded.repo.headBranch() ?? 'HEAD'
@@ -75,7 +68,7 @@ async function sendArchive(req: FastifyRequest, reply: FastifyReply, id: string,
   }
   return reply
     .header('content-type', archiveContentType(extension))
-    .header('content-disposition', attachment(`${prefix}.${extension}`))
+    .header('content-disposition', attachmentDisposition(`${prefix}.${extension}`))
     .header('content-transfer-encoding', 'binary')
     .send(archive)
 }

@@ -22,6 +22,8 @@ import * as m0017 from './0017_oauth.js'
 import * as m0018 from './0018_ci_pipelines.js'
 import * as m0019 from './0019_commit_statuses.js'
 import * as m0020 from './0020_ci_runners.js'
+import * as m0022 from './0022_runner_protocol.js'
+import * as m0023 from './0023_ci_traces_and_artifacts.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -49,5 +51,7 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0018_ci_pipelines': m0018,
     '0019_commit_statuses': m0019,
     '0020_ci_runners': m0020,
+    '0022_runner_protocol': m0022,
+    '0023_ci_traces_and_artifacts': m0023,
   }
 }

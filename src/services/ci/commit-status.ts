@@ -10,7 +10,7 @@ import type { Commit } from '../../git/repository.js'
 import { lockRow } from '../../db/locks.js'
 import type { CiBuildRow, CiStatus } from '../../db/schema.js'
 import { processPipeline } from './status.js'
-import { enqueueScheduled } from './transitions.js'
+import { afterProcessing } from './transitions.js'
 
 export const COMMIT_STATUS_STATES = ['pending', 'running', 'success', 'failed', 'canceled'] as const
 export type CommitStatusState = typeof COMMIT_STATUS_STATES[number]
@@ -102,6 +102,6 @@ export async function setCommitStatus(ctx: AppContext, input: CommitStatusInput)
     return { ok: true as const, status, processed }
   })
   if (!outcome.ok) return outcome
-  await enqueueScheduled(ctx, outcome.processed)
+  await afterProcessing(ctx, outcome.processed)
   return { ok: true, status: outcome.status }
 }

@@ -12,7 +12,7 @@ import { jobIncluded, type PipelineContext, type PipelineSource } from './config
 import { parseCiConfig } from './config/parse.js'
 import type { CiJob } from './config/types.js'
 import { processPipeline } from './status.js'
-import { enqueueScheduled } from './transitions.js'
+import { afterProcessing } from './transitions.js'
 import { predefinedVariables } from './variables.js'
 
 /** The CI file's names when the project sets none: the spec's, then what migrated repositories carry. */
@@ -127,6 +127,6 @@ async function insertPipeline(ctx: AppContext, input: CreatePipelineInput, commi
     const pipeline = await trx.selectFrom('ci_pipelines').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
     return { pipeline, processed }
   })
-  await enqueueScheduled(ctx, processed)
+  await afterProcessing(ctx, processed)
   return pipeline
 }

@@ -88,6 +88,11 @@ export interface ProcessedPipeline {
   status: CiStatus
   /** Jobs that became scheduled, to be enqueued when due once the transaction commits. */
   scheduled: { id: number; scheduledAt: number }[]
+  /**
+   * Whether CI jobs became pending in this transaction (queued at `now`, by this processing or by
+   * the move before it), so that runners waiting for a job are told once it commits.
+   */
+  queued: boolean
 }
 
 /**
@@ -118,6 +123,7 @@ export async function processPipeline(trx: Db, pipelineId: number, now: number):
     }
   }
   const status = compositeStatus(jobs) ?? 'skipped'
+  const queued = jobs.some((job) => job.status === 'pending' && job.kind === 'ci' && job.queued_at === now)
   const pipeline = await trx.selectFrom('ci_pipelines').select(['status', 'started_at', 'finished_at']).where('id', '=', pipelineId).executeTakeFirstOrThrow()
   const completed = COMPLETED_STATUSES.includes(status)
   await trx.updateTable('ci_pipelines').set({
@@ -128,5 +134,5 @@ export async function processPipeline(trx: Db, pipelineId: number, now: number):
     coverage: averageCoverage(jobs),
     ...(pipeline.status === status ? {} : { updated_at: now }),
   }).where('id', '=', pipelineId).execute()
-  return { status, scheduled }
+  return { status, scheduled, queued }
 }

@@ -1,14 +1,17 @@
 // Every move of a job or a pipeline, each one transaction that locks the pipeline's row first, then
 // changes jobs, then processes the pipeline (status.ts): two runners finishing jobs of one stage at
 // once, or a cancel racing a finish, are applied one after the other. The runner protocol calls
-// startJob and finishJob; the API calls the rest. Delayed jobs that became scheduled are enqueued
-// (jobs.ts) once the transaction has committed.
+// startJobForRunner, touchRunningJob and finishJob; the API calls the rest; the stale jobs' sweep
+// and a runner that cannot run a job fail it with dropJob. Once the transaction has committed,
+// delayed jobs that became scheduled are enqueued (jobs.ts), runners waiting for a job are told
+// when jobs became pending (pending-jobs-signal.ts), and the trace of each job that ended is
+// archived (trace.ts).
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import { lockRow } from '../../db/locks.js'
 import type { CiBuildRow, CiPipelineRow } from '../../db/schema.js'
 import { readBuildOptions, retriedRowOf } from './build-options.js'
-import { ENQUEUE_DELAYED_JOB } from './jobs.js'
+import { ARCHIVE_TRACE, ENQUEUE_DELAYED_JOB } from './jobs.js'
 import { CANCELABLE_STATUSES, RETRYABLE_STATUSES, processPipeline, type ProcessedPipeline } from './status.js'
 
 /**
@@ -24,15 +27,24 @@ async function transition<T>(ctx: AppContext, pipelineId: number, change: (trx: 
     return { result, processed: await processPipeline(trx, pipelineId, now) }
   })
   if (outcome === null) return null
-  await enqueueScheduled(ctx, outcome.processed)
+  await afterProcessing(ctx, outcome.processed)
   return outcome.result
 }
 
-/** Enqueues each job that became scheduled for when it is due; call it once the transaction has committed. */
-export async function enqueueScheduled(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
+/**
+ * Once the transaction that processed a pipeline has committed: enqueues each job that became
+ * scheduled for when it is due, and wakes runners waiting for a job when jobs became pending.
+ */
+export async function afterProcessing(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
+  if (processed.queued) ctx.pendingJobs.notify()
   for (const job of processed.scheduled) {
     await ctx.jobs.enqueue(ENQUEUE_DELAYED_JOB, { jobId: job.id }, { uniqueKey: String(job.id), runAt: job.scheduledAt })
   }
+}
+
+/** Enqueues the archive of the traces of jobs that ended (canceled or finished); after commit. */
+async function enqueueTraceArchives(ctx: AppContext, jobIds: readonly number[]): Promise<void> {
+  for (const jobId of jobIds) await ctx.jobs.enqueue(ARCHIVE_TRACE, { jobId }, { uniqueKey: String(jobId) })
 }
 
 function findJob(db: Db, jobId: number): Promise<CiBuildRow | undefined> {
@@ -66,16 +78,77 @@ export function startJob(ctx: AppContext, jobId: number, runnerId: number | null
   return moveJob(ctx, jobId, ['pending'], (_job, now) => ({ status: 'running', started_at: now, runner_id: runnerId }))
 }
 
+export interface RunnerStart {
+  /** The digest of the job token the runner is given with the job (job-token.ts). */
+  tokenDigest: string
+  /** Seconds the job may run: the project's build_timeout capped by the runner's maximum_timeout. */
+  timeout: number
+}
+
+/**
+ * The runner protocol's take of a job: pending → running for `runnerId`, with its job token and
+ * timeout. The compare-and-swap of jobs/request: null when another runner took the job first (or
+ * it was canceled), and the runner tries its next candidate.
+ */
+export async function startJobForRunner(ctx: AppContext, jobId: number, runnerId: number, start: RunnerStart): Promise<CiBuildRow | null> {
+  const job = await findJob(ctx.db, jobId)
+  if (job === undefined) return null
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockRow(trx, 'ci_pipelines', job.pipeline_id)
+    const pipeline = await trx.selectFrom('ci_pipelines').select('status').where('id', '=', job.pipeline_id).executeTakeFirst()
+    if (pipeline === undefined) return null
+    const now = Date.now()
+    const taken = await trx.updateTable('ci_builds')
+      .set({ status: 'running', started_at: now, runner_id: runnerId, token_digest: start.tokenDigest, timeout: start.timeout, updated_at: now })
+      .where('id', '=', jobId).where('status', '=', 'pending').where('retried', '=', 0)
+      .executeTakeFirst()
+    if (Number(taken.numUpdatedRows) === 0) return null
+    // A take moves no other job and leaves a running pipeline running: only a pipeline's first take
+    // (pending → running, its started_at) needs the pipeline processed. Runners take jobs of big
+    // pipelines one after another, and processing reads every job of the pipeline.
+    if (pipeline.status !== 'running') await processPipeline(trx, job.pipeline_id, now)
+    return lockedJob(trx, jobId)
+  })
+}
+
+/** 15 minutes, as the original's needs_touch?: a job's updated_at is renewed no more often than that by a runner's PUT state=running. */
+const TOUCH_INTERVAL_MS = 15 * 60_000
+
+/**
+ * A runner says the job still runs (PUT state=running): its updated_at is renewed when older than
+ * the touch interval, so that the stale jobs' sweep leaves it alone. Under the lock, so a sweep
+ * deciding the job is stale and this touch are one after the other.
+ */
+export async function touchRunningJob(ctx: AppContext, job: CiBuildRow): Promise<void> {
+  if (Date.now() - job.updated_at < TOUCH_INTERVAL_MS) return
+  await moveJob(ctx, job.id, ['running'], () => ({}))
+}
+
 /**
  * The runner's outcome of a pending or running job; a failure the job's `retry` covers is retried
  * at once, as the original does. Null when the job was no longer pending or running.
  */
-export async function finishJob(ctx: AppContext, jobId: number, outcome: 'success' | 'failed', failureReason = 'unknown_failure'): Promise<CiBuildRow | null> {
+export function finishJob(ctx: AppContext, jobId: number, outcome: 'success' | 'failed', failureReason = 'unknown_failure'): Promise<CiBuildRow | null> {
+  return endJob(ctx, jobId, outcome, failureReason, (job) => job.status === 'pending' || job.status === 'running')
+}
+
+/**
+ * Fails a job with `failureReason` when, under the lock, `stillDue` still holds of it (a stale job
+ * not taken or updated meanwhile, a job a runner cannot run); retried as finishJob retries. Null
+ * when it no longer held.
+ */
+export function dropJob(ctx: AppContext, jobId: number, failureReason: string, stillDue: (job: CiBuildRow, now: number) => boolean): Promise<CiBuildRow | null> {
+  return endJob(ctx, jobId, 'failed', failureReason, stillDue)
+}
+
+async function endJob(
+  ctx: AppContext, jobId: number, outcome: 'success' | 'failed', failureReason: string, endable: (job: CiBuildRow, now: number) => boolean,
+): Promise<CiBuildRow | null> {
   const job = await findJob(ctx.db, jobId)
   if (job === undefined) return null
-  return transition(ctx, job.pipeline_id, async (trx, now) => {
+  const finished = await transition(ctx, job.pipeline_id, async (trx, now) => {
     const current = await lockedJob(trx, jobId)
-    if ((current.status !== 'pending' && current.status !== 'running') || current.retried === 1) return null
+    if (!endable(current, now) || current.retried === 1) return null
     await trx.updateTable('ci_builds').set({
       status: outcome, finished_at: now, updated_at: now, failure_reason: outcome === 'failed' ? failureReason : null,
     }).where('id', '=', jobId).execute()
@@ -83,6 +156,8 @@ export async function finishJob(ctx: AppContext, jobId: number, outcome: 'succes
     if (outcome === 'failed' && await retriesLeft(trx, finished, failureReason)) await replaceJob(trx, finished, finished.user_id, now, 'pending')
     return finished
   })
+  if (finished !== null) await enqueueTraceArchives(ctx, [jobId])
+  return finished
 }
 
 /** Whether the job's `retry` covers this failure and it has retries left. */
@@ -115,6 +190,7 @@ async function replaceJob(trx: Db, job: CiBuildRow, userId: number | null, now: 
 /** Cancels a created, pending, running or scheduled job; the job as it is (unchanged when it could not be canceled). */
 export async function cancelJob(ctx: AppContext, jobId: number): Promise<CiBuildRow | null> {
   const canceled = await moveJob(ctx, jobId, CANCELABLE_STATUSES, (_job, now) => ({ status: 'canceled', finished_at: now }))
+  if (canceled !== null) await enqueueTraceArchives(ctx, [jobId])
   return canceled ?? (await findJob(ctx.db, jobId)) ?? null
 }
 
@@ -176,9 +252,21 @@ export async function retryPipeline(ctx: AppContext, pipeline: CiPipelineRow, us
 
 /** Cancels every job of the pipeline that can still be canceled. */
 export async function cancelPipeline(ctx: AppContext, pipeline: CiPipelineRow): Promise<void> {
-  await transition(ctx, pipeline.id, async (trx, now) => {
-    await trx.updateTable('ci_builds').set({ status: 'canceled', finished_at: now, updated_at: now })
+  const canceled = await transition(ctx, pipeline.id, async (trx, now) => {
+    const rows = await trx.updateTable('ci_builds').set({ status: 'canceled', finished_at: now, updated_at: now })
       .where('pipeline_id', '=', pipeline.id).where('retried', '=', 0).where('status', 'in', CANCELABLE_STATUSES)
-      .execute()
+      .returning(['id', 'started_at']).execute()
+    // Only jobs that ran have a trace to archive.
+    return rows.filter((row) => row.started_at !== null).map((row) => row.id)
+  })
+  await enqueueTraceArchives(ctx, canceled ?? [])
+}
+
+/** Records the coverage found in an ended job's trace; the pipeline's average follows. */
+export async function setJobCoverage(ctx: AppContext, jobId: number, coverage: number): Promise<void> {
+  const job = await findJob(ctx.db, jobId)
+  if (job === undefined) return
+  await transition(ctx, job.pipeline_id, async (trx, now) => {
+    await trx.updateTable('ci_builds').set({ coverage, updated_at: now }).where('id', '=', jobId).execute()
   })
 }

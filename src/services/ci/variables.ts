@@ -1,10 +1,19 @@
-// The predefined variables of a pipeline that `only`/`except: variables` expressions can test
-// (the original 11.5's names): the commit, the ref, the source and the project. The runner protocol
-// adds the job's own (CI_JOB_ID, tokens, URLs) when it hands a job out.
-import type { CiPipelineSource, NamespaceRow, ProjectRow } from '../../db/schema.js'
+// The predefined variables of CI (the original 11.5's names). predefinedVariables: what a
+// pipeline's `only`/`except: variables` expressions can test (the commit, the ref, the source, the
+// project). jobVariables: everything a runner is given with a job, in the original's order
+// (Ci::Build#variables: the persisted job and pipeline ones, the build's, the project's, the
+// pipeline's, the runner's, the environment's, the file's, the user's, then the pipeline's own
+// variables, later ones winning in the job's shell), plus the names newer runners and CI files
+// expect (CI_SERVER_URL, CI_API_V4_URL, CI_COMMIT_SHORT_SHA, CI_COMMIT_BRANCH, CI_DEFAULT_BRANCH…).
+import type { CiBuildRow, CiPipelineRow, CiPipelineSource, CiRunnerRow, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.js'
+import { parseJsonArray } from '../../db/values.js'
 import type { Commit } from '../../git/repository.js'
+import { readBuildOptions, readYamlVariables } from './build-options.js'
 
 const VISIBILITY_NAMES = { 0: 'private', 10: 'internal', 20: 'public' } as const
+const NULL_SHA = '0000000000000000000000000000000000000000'
+/** What a job's scripts log in with to the registry and to git over HTTP with its job token, as in the original. */
+export const JOB_TOKEN_LOGIN = 'gitlab-ci-token'
 
 /** The original's slug of a ref or path: lower case, runs of other characters as `-`, at most 63. */
 export function ciSlug(text: string): string {
@@ -23,28 +32,161 @@ export interface PipelineVariablesInput {
   configPath: string
 }
 
-export function predefinedVariables(input: PipelineVariablesInput): Record<string, string> {
-  const { project, namespace, commit } = input
-  const [title = '', ...rest] = commit.message.split('\n')
-  const fullPath = `${namespace.full_path}/${project.path}`
+function commitVariables(input: Pick<PipelineVariablesInput, 'ref' | 'tag' | 'sha' | 'beforeSha'>): Record<string, string> {
   return {
-    CI: 'true',
-    GITLAB_CI: 'true',
     CI_COMMIT_SHA: input.sha,
-    CI_COMMIT_BEFORE_SHA: input.beforeSha ?? '0000000000000000000000000000000000000000',
+    CI_COMMIT_BEFORE_SHA: input.beforeSha ?? NULL_SHA,
     CI_COMMIT_REF_NAME: input.ref,
     CI_COMMIT_REF_SLUG: ciSlug(input.ref),
     ...(input.tag ? { CI_COMMIT_TAG: input.ref } : {}),
-    CI_COMMIT_MESSAGE: commit.message,
-    CI_COMMIT_TITLE: title,
-    CI_COMMIT_DESCRIPTION: rest.join('\n').replace(/^\n+/, ''),
-    CI_PIPELINE_SOURCE: input.source,
-    CI_CONFIG_PATH: input.configPath,
+  }
+}
+
+function projectVariables({ project, namespace }: Pick<PipelineVariablesInput, 'project' | 'namespace'>): Record<string, string> {
+  const fullPath = `${namespace.full_path}/${project.path}`
+  return {
     CI_PROJECT_ID: String(project.id),
     CI_PROJECT_NAME: project.path,
     CI_PROJECT_PATH: fullPath,
     CI_PROJECT_PATH_SLUG: ciSlug(fullPath),
     CI_PROJECT_NAMESPACE: namespace.full_path,
-    CI_PROJECT_VISIBILITY: VISIBILITY_NAMES[project.visibility_level],
   }
+}
+
+function pipelineSourceVariables(input: Pick<PipelineVariablesInput, 'configPath' | 'source'>, message: string): Record<string, string> {
+  const [title = '', ...rest] = message.split('\n')
+  return {
+    CI_CONFIG_PATH: input.configPath,
+    CI_PIPELINE_SOURCE: input.source,
+    CI_COMMIT_MESSAGE: message,
+    CI_COMMIT_TITLE: title,
+    CI_COMMIT_DESCRIPTION: rest.join('\n').replace(/^\n+/, ''),
+  }
+}
+
+export function predefinedVariables(input: PipelineVariablesInput): Record<string, string> {
+  return {
+    CI: 'true',
+    GITLAB_CI: 'true',
+    ...commitVariables(input),
+    ...pipelineSourceVariables(input, input.commit.message),
+    ...projectVariables(input),
+    CI_PROJECT_VISIBILITY: VISIBILITY_NAMES[input.project.visibility_level],
+  }
+}
+
+/** One variable as runners take it; `file` is left out, as the original leaves it out unless true. */
+export interface RunnerVariable {
+  key: string
+  value: string
+  public: boolean
+  /** Newer runners hide masked values in traces; Ingot masks none (11.5 has no masked variables). */
+  masked: boolean
+}
+
+export interface JobVariablesInput {
+  job: CiBuildRow
+  pipeline: CiPipelineRow
+  project: ProjectRow
+  namespace: NamespaceRow
+  /** The message of the pipeline's commit ('' when the commit is gone from the repository). */
+  commitMessage: string
+  /** The CI file the pipeline was read from. */
+  configPath: string
+  runner: CiRunnerRow
+  /** Who the job runs for (GITLAB_USER_*); null when nobody is known. */
+  user: UserRow | null
+  /** The job's token, in clear: CI_JOB_TOKEN, CI_REPOSITORY_URL. */
+  token: string
+  /** The repository URL with the job token, as git_info.repo_url. */
+  repoUrl: string
+  /** INGOT_EXTERNAL_URL. */
+  baseUrl: string
+  serverVersion: string
+  serverRevision: string
+  /** The pipeline's own variables (`variables[]` of its creation), opened. */
+  pipelineVariables: readonly { key: string; value: string }[]
+}
+
+export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
+  const { job, pipeline, project, namespace, runner, user } = input
+  const options = readBuildOptions(job)
+  const fullPath = `${namespace.full_path}/${project.path}`
+  const projectUrl = `${input.baseUrl}/${fullPath}`
+  const server = new URL(input.baseUrl)
+  const [major = '0', minor = '0', patch = '0'] = input.serverVersion.split('.')
+  const pipelineInput = {
+    project, namespace, ref: pipeline.ref, tag: pipeline.tag === 1, sha: pipeline.sha, beforeSha: pipeline.before_sha,
+    source: pipeline.source, configPath: input.configPath,
+  }
+  const variables: RunnerVariable[] = []
+  const add = (values: Record<string, string>, isPublic = true) => {
+    for (const [key, value] of Object.entries(values)) variables.push({ key, value, public: isPublic, masked: false })
+  }
+  const secret = (values: Record<string, string>) => add(values, false)
+
+  add({ CI_PIPELINE_ID: String(pipeline.id), CI_PIPELINE_URL: `${projectUrl}/pipelines/${pipeline.id}` })
+  add({ CI_JOB_ID: String(job.id), CI_JOB_URL: `${projectUrl}/-/jobs/${job.id}` })
+  secret({ CI_JOB_TOKEN: input.token })
+  add({ CI_BUILD_ID: String(job.id) })
+  secret({ CI_BUILD_TOKEN: input.token })
+  add({ CI_REGISTRY_USER: JOB_TOKEN_LOGIN })
+  secret({ CI_REGISTRY_PASSWORD: input.token, CI_REPOSITORY_URL: input.repoUrl })
+
+  const commit = commitVariables(pipelineInput)
+  add({
+    CI: 'true',
+    GITLAB_CI: 'true',
+    GITLAB_FEATURES: '',
+    CI_SERVER_NAME: 'GitLab',
+    CI_SERVER_VERSION: input.serverVersion,
+    CI_SERVER_VERSION_MAJOR: major,
+    CI_SERVER_VERSION_MINOR: minor,
+    CI_SERVER_VERSION_PATCH: patch,
+    CI_SERVER_REVISION: input.serverRevision,
+    CI_SERVER_URL: input.baseUrl,
+    CI_SERVER_HOST: server.hostname,
+    CI_SERVER_PORT: server.port || (server.protocol === 'https:' ? '443' : '80'),
+    CI_SERVER_PROTOCOL: server.protocol.replace(':', ''),
+    CI_API_V4_URL: `${input.baseUrl}/api/v4`,
+    CI_JOB_NAME: job.name,
+    CI_JOB_STAGE: job.stage,
+    ...commit,
+    CI_COMMIT_SHORT_SHA: pipeline.sha.slice(0, 8),
+    ...(pipeline.tag === 1 ? {} : { CI_COMMIT_BRANCH: pipeline.ref }),
+    ...(job.when === 'manual' ? { CI_JOB_MANUAL: 'true' } : {}),
+    ...(options.parallel === null ? {} : { CI_NODE_INDEX: String(options.parallel.index) }),
+    CI_NODE_TOTAL: String(options.parallel?.total ?? 1),
+    // The names before 9.0, which older CI files still use.
+    CI_BUILD_REF: commit.CI_COMMIT_SHA!,
+    CI_BUILD_BEFORE_SHA: commit.CI_COMMIT_BEFORE_SHA!,
+    CI_BUILD_REF_NAME: commit.CI_COMMIT_REF_NAME!,
+    CI_BUILD_REF_SLUG: commit.CI_COMMIT_REF_SLUG!,
+    CI_BUILD_NAME: job.name,
+    CI_BUILD_STAGE: job.stage,
+    ...(pipeline.tag === 1 ? { CI_BUILD_TAG: pipeline.ref } : {}),
+    ...(job.when === 'manual' ? { CI_BUILD_MANUAL: 'true' } : {}),
+  })
+  add({
+    ...projectVariables(pipelineInput),
+    CI_PROJECT_TITLE: project.name,
+    CI_PROJECT_URL: projectUrl,
+    CI_PROJECT_VISIBILITY: VISIBILITY_NAMES[project.visibility_level],
+    ...(project.default_branch === null ? {} : { CI_DEFAULT_BRANCH: project.default_branch }),
+  })
+  add(pipelineSourceVariables(pipelineInput, input.commitMessage))
+  add({
+    CI_RUNNER_ID: String(runner.id),
+    CI_RUNNER_DESCRIPTION: runner.description ?? '',
+    CI_RUNNER_TAGS: parseJsonArray(runner.tag_list).join(', '),
+  })
+  if (options.environment !== null) {
+    add({ CI_ENVIRONMENT_NAME: options.environment.name, ...(options.environment.url === null ? {} : { CI_ENVIRONMENT_URL: options.environment.url }) })
+  }
+  for (const variable of readYamlVariables(job)) add({ [variable.key]: variable.value })
+  if (user !== null) {
+    add({ GITLAB_USER_ID: String(user.id), GITLAB_USER_EMAIL: user.email, GITLAB_USER_LOGIN: user.username, GITLAB_USER_NAME: user.name })
+  }
+  for (const variable of input.pipelineVariables) add({ [variable.key]: variable.value })
+  return variables
 }

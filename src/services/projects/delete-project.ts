@@ -1,16 +1,18 @@
 // Deletes a project (DELETE /projects/:id): its rows in one transaction, then its files (repository,
-// wiki repository, uploads) once the rows are gone.
+// wiki repository, uploads, CI traces and artifacts) once the rows are gone.
 import type { AppContext } from '../../context.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { deleteNamespacesAndProjects } from '../namespaces/delete-contents.js'
 import { projectSystemActivities } from '../hooks/system-payloads.js'
 import { removeProjectUploads } from '../uploads/attachments.js'
+import { projectArtifactsPrefix } from '../ci/artifacts.js'
 
 
 /** Everything of a deleted project kept outside the database; for every path that deletes projects. */
-export async function removeProjectFiles(ctx: Pick<AppContext, 'repositories' | 'config'>, projectId: number): Promise<void> {
+export async function removeProjectFiles(ctx: Pick<AppContext, 'repositories' | 'config' | 'blobs'>, projectId: number): Promise<void> {
   await ctx.repositories.remove(projectId)
   await removeProjectUploads(ctx.config.dataDir, projectId)
+  await ctx.blobs.deletePrefix(projectArtifactsPrefix(projectId))
 }
 
 export async function deleteProject(ctx: AppContext, project: ProjectRow): Promise<void> {

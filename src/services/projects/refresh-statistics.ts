@@ -3,11 +3,13 @@
 // Project `statistics`: commits on the default branch, the repository's size) and the README behind
 // `readme_url`. The same job (its kind is in jobs.ts) keeps the repository's commit-graph current,
 // which history reads by path (last commits of files, commit lists with `path`) need to stay fast
-// on long histories.
+// on long histories. It also sums the project's CI artifacts (job_artifacts_size), enqueued by
+// their uploads, archives, expiry and erasure.
 import type { AppContext } from '../../context.js'
 import { countCommits, historyFrom } from '../../git/log.js'
 import type { GitRepository } from '../../git/repository.js'
 import { REFRESH_STATISTICS } from './jobs.js'
+import { jobArtifactsSize } from '../ci/artifacts.js'
 
 /**
  * How long a refresh waits after the change that asked for it. Pushes come in bursts, and the jobs
@@ -51,17 +53,19 @@ export async function refreshStatistics(ctx: Pick<AppContext, 'db' | 'repositori
   // HEAD names the default branch (kept so by project updates and the first push), as the
   // original counts the commits of its root ref.
   const head = await repo.resolveCommit('HEAD')
-  const [commitCount, size, readmePath] = await Promise.all([
+  const [commitCount, size, readmePath, artifactsSize] = await Promise.all([
     head === null ? 0 : countCommits(repo, historyFrom(head)),
     repo.objectsSize(),
     readmePathOf(repo),
+    jobArtifactsSize(ctx.db, projectId),
   ])
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('project_statistics')
       .set((eb) => ({
         commit_count: commitCount,
         repository_size: size,
-        storage_size: eb('lfs_objects_size', '+', eb('job_artifacts_size', '+', size)),
+        job_artifacts_size: artifactsSize,
+        storage_size: eb('lfs_objects_size', '+', size + artifactsSize),
       }))
       .where('project_id', '=', projectId).execute()
     // Written only when it changed: any write to projects ends every cached project answer.

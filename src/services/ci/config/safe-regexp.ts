@@ -54,3 +54,21 @@ export function parseSlashedRegExp(text: string): { source: string; flags: strin
   const flags = [...new Set(match[2]!.replace(/[^ims]/g, ''))].join('')
   return { source: match[1]!, flags }
 }
+
+/**
+ * What Ruby's `line.scan(pattern).flatten.last` gives, as the original's coverage scan takes it:
+ * the last match in `input` (its last group when the pattern has groups); null when nothing
+ * matches, the group did not take part, the pattern does not compile or the input is over the cap.
+ */
+export function safeRegExpLastMatch(source: string, input: string): string | null {
+  const pattern = compile(source, '')
+  if (pattern === null || input.length > MAX_INPUT_LENGTH) return null
+  const matcher = pattern.matcher(input)
+  let last: string | null = null
+  let found = false
+  while (matcher.find()) {
+    found = true
+    last = matcher.group(matcher.groupCount())
+  }
+  return found ? last : null
+}
