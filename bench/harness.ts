@@ -71,7 +71,8 @@ export async function startBenchServer(env: Record<string, string>): Promise<Chi
  */
 export async function startBuiltServer(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn('taskset', ['-c', '0', process.execPath, 'dist/main.js', 'web'], {
-    cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'],
+    // The built-in CI runner only where a measurement asks for it (bench/ci.ts).
+    cwd: repoRoot, env: { ...process.env, INGOT_BUILTIN_RUNNER: 'false', ...env }, stdio: ['ignore', 'ignore', 'inherit'],
   })
   for (;;) {
     try {

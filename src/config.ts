@@ -60,6 +60,16 @@ export interface Config {
    * becomes pending (long polling); 0 answers 204 at once.
    */
   runnerLongPollSeconds: number
+  /** The built-in CI runner `ingot web` starts as a child (services/ci/builtin-runner.ts). */
+  builtinRunner: BuiltinRunnerConfig
+}
+
+export interface BuiltinRunnerConfig {
+  /** On by default with the embedded SQLite database (one machine); PostgreSQL setups run `ingot runner`s of their own. */
+  enabled: boolean
+  concurrency: number
+  /** Lets the built-in runner run jobs without bubblewrap (INGOT_RUNNER_UNSANDBOXED). */
+  unsandboxed: boolean
 }
 
 export interface SignInBanConfig {
@@ -141,6 +151,11 @@ export function loadConfig(env: Env = process.env): Config {
   const gitServicesMax = parseInteger(env, 'INGOT_GIT_SERVICES_MAX', { fallback: 32, min: 1, max: 10_000, unit: 'number of git services' })
   const gitServicesPerClient = parseInteger(env, 'INGOT_GIT_SERVICES_PER_CLIENT', { fallback: 8, min: 1, max: 10_000, unit: 'number of git services' })
   const runnerLongPollSeconds = parseInteger(env, 'INGOT_RUNNER_LONG_POLL_SECONDS', { fallback: 10, min: 0, max: 120, unit: 'number of seconds' })
+  const builtinRunner: BuiltinRunnerConfig = {
+    enabled: parseBoolean(env, 'INGOT_BUILTIN_RUNNER', databaseUrl === ''),
+    concurrency: parseInteger(env, 'INGOT_RUNNER_CONCURRENCY', { fallback: 2, min: 1, max: 64, unit: 'number of jobs' }),
+    unsandboxed: parseBoolean(env, 'INGOT_RUNNER_UNSANDBOXED', false),
+  }
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -153,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs, headersTimeoutMs, connectionTimeoutMs, keepAliveTimeoutMs,
     gitServiceTimeoutMs, gitServiceIdleTimeoutMs, gitServicesMax, gitServicesPerClient,
     runnerLongPollSeconds,
+    builtinRunner,
   }
 }
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // The `ingot` command: `web` serves the API (and works background jobs in-process unless told not
 // to), `worker` only works jobs, `migrate` only brings the database schema up to date, `admin` runs
-// an operator's command on the database (cli/admin.ts). SIGTERM or SIGINT stops a process
+// an operator's command on the database (cli/admin.ts), `runner` runs CI jobs as a client of the
+// runner protocol (runner/, which shares nothing with the server). SIGTERM or SIGINT stops a process
 // gracefully: no new requests or jobs, running ones finish until INGOT_SHUTDOWN_TIMEOUT_MS, jobs
 // still running then are handed back for another process. web, worker and migrate refuse to start
 // (exit 2) with a git older than the releases that fixed its known flaws (git/version.ts).
 import fs from 'node:fs'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { openContext, type AppContext } from './context.js'
@@ -17,6 +19,9 @@ import { createLogger, logFormatFor } from './logger.js'
 import { runAdmin } from './cli/admin.js'
 import { METRICS_PATH, serveMetrics } from './api/metrics.js'
 import { gitVersionProblem } from './git/version.js'
+import { ingotRevision } from './revision.js'
+import { runRunner } from './runner/command.js'
+import { localServerUrl, startBuiltinRunner } from './services/ci/builtin-runner.js'
 
 const HELP = `Usage: ingot <command>
 
@@ -28,6 +33,7 @@ Commands:
   migrate   bring the database schema up to date, then exit
   admin     create users and tokens, set passwords, see and retry background jobs, lift
             sign-in bans, on the configured database without a running server (ingot admin --help)
+  runner    run CI jobs for an Ingot server, sandboxed (ingot runner --help; docs/ci.md)
 
 Configuration comes from the environment; see docs/configuration.md:
   INGOT_PORT (8080)  INGOT_HOST (127.0.0.1)  INGOT_DATA_DIR (./data)
@@ -60,6 +66,15 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (command === 'admin') return runAdmin(argv.slice(1))
+  if (command === 'runner') {
+    // A runner clones what its jobs name: the same git fixes as the server's matter to it.
+    const problem = argv.includes('--help') || argv.includes('-h') ? null : await gitVersionProblem()
+    if (problem !== null) {
+      process.stderr.write(`ingot: ${problem}\n`)
+      return 2
+    }
+    return runRunner(argv.slice(1), { version: ingotVersion(), revision: await ingotRevision() })
+  }
   if (!['web', 'worker', 'migrate'].includes(command)) {
     process.stderr.write(`ingot: unknown command "${command}"\n\n${HELP}`)
     return 2
@@ -114,12 +129,28 @@ async function main(argv: string[]): Promise<number> {
   await app.listen({ port: config.port, host: config.host })
   if (config.webJobs && !options.includes('--no-jobs')) await ctx.jobs.start()
   const stopSweeps = startLeftoverSweeps(ctx)
+  // After listening: the runner registers and asks for jobs over HTTP, at this very address.
+  const builtinRunner = await startBuiltinRunner(ctx, {
+    serverUrl: localServerUrl(app.server.address() as AddressInfo),
+    command: [process.execPath, ...process.execArgv, process.argv[1]!, 'runner'],
+  })
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
-  await closeOnSignal(ctx, () => {
+  await closeOnSignal(ctx, async () => {
     stopSweeps()
-    return app.close()
+    // The runner first: its running jobs report their end to this server before it closes.
+    await builtinRunner?.stop()
+    await app.close()
   })
   return 0
+}
+
+/** The version in Ingot's package.json, beside src/ and dist/ alike. */
+function ingotVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
 }
 
 function signInHint(config: Config): string {

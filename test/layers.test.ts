@@ -1,6 +1,7 @@
 // The layers point down only (DESIGN.md): below HTTP nothing imports from src/api or src/web or
 // takes Fastify's request and reply; routes and pages run no SQL of their own; git command lines
-// are built in src/git alone. Read from the source itself, so a change that breaks a rule fails here.
+// are built in src/git alone; the runner (src/runner) is a client of the runner protocol and imports
+// nothing of the server. Read from the source itself, so a change that breaks a rule fails here.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs/promises'
@@ -44,7 +45,20 @@ describe('layers', () => {
   })
 
   it('git command lines are built in src/git only', async () => {
-    const outsideGit = (await sources('.')).filter(({ file }) => !file.startsWith(`git${path.sep}`))
+    // The runner's git is a client's, cloning into a job's work directory; it cannot reach src/git (below).
+    const outsideGit = (await sources('.')).filter(({ file }) => !file.startsWith(`git${path.sep}`) && !file.startsWith(`runner${path.sep}`))
     assert.deepEqual(offending(outsideGit, /\brepo\.(run|runBuffer)\(|\.run\(\[|\b(runGit|runGitBuffer|spawnGit)\b|node:child_process/), [])
+  })
+
+  it('the runner imports nothing of the server: only its own files, Node and packages', async () => {
+    const files = await sources('runner')
+    const imports = files.flatMap(({ file, text }) => [...text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((match) => ({ file, specifier: match[1]! })))
+    assert.ok(imports.length > 0)
+    const outside = imports.filter(({ file, specifier }) => {
+      if (!specifier.startsWith('.')) return false // node: built-ins and packages
+      const target = path.resolve(SRC, path.dirname(file), specifier)
+      return !target.startsWith(path.join(SRC, 'runner') + path.sep)
+    })
+    assert.deepEqual(outside.map(({ file, specifier }) => `${file}: ${specifier}`), [])
   })
 })

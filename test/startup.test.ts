@@ -50,6 +50,12 @@ describe('configuration', () => {
       [config.gitServiceTimeoutMs, config.gitServiceIdleTimeoutMs, config.gitServicesMax, config.gitServicesPerClient],
       [3_600_000, 300_000, 32, 8],
     )
+    // The built-in CI runner: on with the embedded database, off with PostgreSQL unless asked for.
+    assert.deepEqual(config.builtinRunner, { enabled: true, concurrency: 2, unsandboxed: false })
+    assert.equal(loadConfig({ INGOT_DATABASE_URL: 'postgres://db/ingot' }).builtinRunner.enabled, false)
+    assert.equal(loadConfig({ INGOT_DATABASE_URL: 'postgres://db/ingot', INGOT_BUILTIN_RUNNER: 'true' }).builtinRunner.enabled, true)
+    assert.equal(loadConfig({ INGOT_BUILTIN_RUNNER: 'false' }).builtinRunner.enabled, false)
+    assert.deepEqual(loadConfig({ INGOT_RUNNER_CONCURRENCY: '8', INGOT_RUNNER_UNSANDBOXED: 'true' }).builtinRunner, { enabled: true, concurrency: 8, unsandboxed: true })
   })
 
   it('gives the server its time limits', async () => {
@@ -90,6 +96,9 @@ describe('configuration', () => {
       [{ INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS: 'x' }, /INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS/],
       [{ INGOT_GIT_SERVICES_MAX: '0' }, /INGOT_GIT_SERVICES_MAX/],
       [{ INGOT_GIT_SERVICES_PER_CLIENT: '0' }, /INGOT_GIT_SERVICES_PER_CLIENT/],
+      [{ INGOT_BUILTIN_RUNNER: 'sometimes' }, /INGOT_BUILTIN_RUNNER/],
+      [{ INGOT_RUNNER_CONCURRENCY: '0' }, /INGOT_RUNNER_CONCURRENCY/],
+      [{ INGOT_RUNNER_UNSANDBOXED: 'yes please' }, /INGOT_RUNNER_UNSANDBOXED/],
     ]
     for (const [env, message] of cases) assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && message.test(err.message))
   })
@@ -196,7 +205,7 @@ describe('the ingot command', () => {
       const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), ...args], {
         env: {
           ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl,
-          INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_LOG_LEVEL: 'info', ...(port === 0 ? {} : { INGOT_PORT: String(port) }),
+          INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_LOG_LEVEL: 'info', INGOT_BUILTIN_RUNNER: 'false', ...(port === 0 ? {} : { INGOT_PORT: String(port) }),
         },
         stdio: ['ignore', 'pipe', 'inherit'],
       })
