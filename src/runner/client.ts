@@ -141,15 +141,19 @@ export class RunnerClient {
   }
 
   /**
-   * `POST /jobs/:id/artifacts`: streams the zip `archive` as the multipart field `file`, never
-   * holding it whole. The answer's status (201, or 413 when over the server's limit).
+   * `POST /jobs/:id/artifacts`: streams `archive` (the zip of artifacts, or a report as `type` and
+   * `format` say) as the multipart field `file`, never holding it whole. The answer's status (201,
+   * or 413 when over the server's limit).
    */
-  async uploadArtifacts(job: Pick<JobPayload, 'id' | 'token'>, archive: Readable, options: { filename: string; expireIn: string | null }): Promise<JobAnswer> {
+  async uploadArtifacts(
+    job: Pick<JobPayload, 'id' | 'token'>, archive: Readable,
+    options: { filename: string; expireIn: string | null; type?: string; format?: string },
+  ): Promise<JobAnswer> {
     const boundary = `----ingot-runner-${job.id}-${Date.now().toString(36)}`
-    const fields: Record<string, string> = { artifact_type: 'archive', artifact_format: 'zip' }
+    const fields: Record<string, string> = { artifact_type: options.type ?? 'archive', artifact_format: options.format ?? 'zip' }
     if (options.expireIn !== null) fields.expire_in = options.expireIn
     const head = Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('')
-      + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${options.filename.replace(/["\r\n\\]/g, '_')}"\r\nContent-Type: application/zip\r\n\r\n`
+      + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${options.filename.replace(/["\r\n\\]/g, '_')}"\r\nContent-Type: application/octet-stream\r\n\r\n`
     async function* body(): AsyncGenerator<Buffer> {
       yield Buffer.from(head)
       for await (const chunk of archive) yield chunk as Buffer

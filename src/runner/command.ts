@@ -61,10 +61,11 @@ export async function runRunner(argv: readonly string[], version: { version: str
     name: 'ingot-runner', version: version.version, revision: version.revision,
     platform: os.platform(), architecture: os.arch() === 'x64' ? 'amd64' : os.arch(), executor: 'shell',
     // What newer runners announce and this one does: the job's variables, PUT running on pick-up,
-    // trace appends with ranges, artifacts of dependencies, cache, cancellation through Job-Status.
+    // trace appends with ranges, artifacts of dependencies and reports, cache, cancellation
+    // through Job-Status.
     features: {
       variables: true, image: false, services: false, artifacts: true, cache: true, shared: false,
-      upload_multiple_artifacts: false, upload_raw_artifacts: false, session: false, terminal: false,
+      upload_multiple_artifacts: true, upload_raw_artifacts: true, session: false, terminal: false,
       refspecs: true, masking: false, proxy: false, raw_variables: false, artifacts_exclude: false,
       multi_build_steps: true, trace_reset: true, trace_checksum: false, trace_size: true, cancelable: true, return_exit_code: false,
     },

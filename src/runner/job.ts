@@ -6,10 +6,13 @@
 // server cancels the job (a 403 or a Job-Status that is not running), which then wants no final
 // word. The work directory is removed at the end, whatever happened.
 import { randomBytes } from 'node:crypto'
+import { createReadStream } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { Readable } from 'node:stream'
+import { createGzip } from 'node:zlib'
 import type { Logger } from 'pino'
-import { extractZip, normalizePattern, saveStream, selectEntries, zipEntries } from './archive.js'
+import { extractZip, normalizePattern, saveStream, selectEntries, zipEntries, type ArchiveEntry } from './archive.js'
 import { restoreCache, saveCache } from './cache.js'
 import { CheckoutError, checkoutCommit } from './checkout.js'
 import type { JobArtifacts, JobPayload, RunnerClient, RunnerInfo } from './client.js'
@@ -263,6 +266,24 @@ async function downloadDependencies(job: JobPayload, ctx: JobContext, root: stri
   }
 }
 
+/**
+ * A report's file as the original runner sends it: `gzip`, each matched file as a member of one
+ * gzip stream (junit's format); `raw`, the one matched file as it is. Regular files only: a link
+ * could point out of the project.
+ */
+function reportOf(projectDir: string, entries: readonly ArchiveEntry[], format: string): { stream: Readable } | { refused: string } {
+  const files = entries.filter((entry) => entry.kind === 'file').map((entry) => path.join(projectDir, entry.name))
+  if (files.length === 0) return { refused: 'no report files to upload' }
+  if (format === 'raw') {
+    return files.length === 1 ? { stream: createReadStream(files[0]!) } : { refused: 'a raw report must be one file' }
+  }
+  if (format !== 'gzip') return { refused: `reports of format ${format} are not uploaded by this runner` }
+  async function* members(): AsyncGenerator<Buffer> {
+    for (const file of files) for await (const chunk of createReadStream(file).pipe(createGzip())) yield chunk as Buffer
+  }
+  return { stream: Readable.from(members()) }
+}
+
 function uploads(artifacts: JobArtifacts, succeeded: boolean): boolean {
   const when = artifacts.when ?? 'on_success'
   return when === 'always' || (when === 'on_success') === succeeded
@@ -272,11 +293,8 @@ async function uploadArtifacts(
   job: JobPayload, ctx: JobContext, artifacts: JobArtifacts, projectDir: string, tracked: ReadonlySet<string>,
   env: Record<string, string>, output: (text: string) => void, cancel: AbortController,
 ): Promise<void> {
-  if ((artifacts.artifact_type ?? 'archive') !== 'archive') {
-    output(`WARNING: ${artifacts.artifact_type} reports are not uploaded by this runner\n`)
-    return
-  }
-  output('Uploading artifacts...\n')
+  const type = artifacts.artifact_type ?? 'archive'
+  output(type === 'archive' ? 'Uploading artifacts...\n' : `Uploading ${type} report...\n`)
   const patterns: string[] = []
   for (const pattern of artifacts.paths ?? []) {
     const normalized = normalizePattern(expand(pattern, env))
@@ -289,9 +307,16 @@ async function uploadArtifacts(
     return
   }
   output(`${entries.filter((entry) => entry.kind !== 'directory').length} files and ${entries.filter((entry) => entry.kind === 'directory').length} directories found\n`)
-  const archive = await zipEntries(projectDir, entries, (name, why) => output(`\x1b[33;1mWARNING: ${name}: ${why}\x1b[0;m\n`))
+  const report = type === 'archive' ? null : reportOf(projectDir, entries, artifacts.artifact_format ?? 'gzip')
+  if (report !== null && 'refused' in report) {
+    output(`\x1b[33;1mWARNING: ${report.refused}\x1b[0;m\n`)
+    return
+  }
+  const archive = report?.stream ?? await zipEntries(projectDir, entries, (name, why) => output(`\x1b[33;1mWARNING: ${name}: ${why}\x1b[0;m\n`))
   const name = expand(artifacts.name ?? '', env).replace(/[/\\]/g, '_') || 'artifacts'
-  const answer = await ctx.client.uploadArtifacts(job, archive, { filename: `${name}.zip`, expireIn: artifacts.expire_in ?? null })
+  const answer = await ctx.client.uploadArtifacts(job, archive, {
+    filename: report === null ? `${name}.zip` : name, expireIn: artifacts.expire_in ?? null, type, format: artifacts.artifact_format ?? (report === null ? 'zip' : 'gzip'),
+  })
   if (answer.status === 201) {
     output('Uploading artifacts to coordinator... ok\n')
     return

@@ -5,6 +5,7 @@
 // each seen from the API as a user sees it.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { gunzipSync } from 'node:zlib'
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs/promises'
 import os from 'node:os'
@@ -179,8 +180,8 @@ describe('ingot runner end to end', () => {
         'stages: [build, test]',
         'build:',
         '  stage: build',
-        '  script: [ "mkdir -p out/deep", "echo built-$CI_JOB_ID > out/result.txt", "echo deeper > out/deep/file.txt", "echo nope > ignored.txt" ]',
-        '  artifacts: { paths: [ "out/" ], expire_in: "1 week" }',
+        '  script: [ "mkdir -p out/deep", "echo built-$CI_JOB_ID > out/result.txt", "echo deeper > out/deep/file.txt", "echo nope > ignored.txt", "echo \'<testsuite/>\' > out/junit.xml" ]',
+        '  artifacts: { paths: [ "out/" ], expire_in: "1 week", reports: { junit: "out/junit.xml" } }',
         'test:',
         '  stage: test',
         '  script: [ "cat out/result.txt out/deep/file.txt", "test ! -e ignored.txt" ]',
@@ -194,7 +195,16 @@ describe('ingot runner end to end', () => {
     assert.match(trace, /^deeper$/m)
     const download = await t.app.inject({ url: `/api/v4/projects/${project.id}/jobs/${build!.id}/artifacts`, headers: { 'private-token': owner.token } })
     assert.equal(download.statusCode, 200)
-    assert.deepEqual(await zipNames(download.rawPayload), ['out/', 'out/deep/', 'out/deep/file.txt', 'out/result.txt'])
+    assert.deepEqual(await zipNames(download.rawPayload), ['out/', 'out/deep/', 'out/deep/file.txt', 'out/junit.xml', 'out/result.txt'])
+    // The junit report went up too, as one gzip member per file, as the original runner sends it.
+    const shown = await t.app.inject({ url: `/api/v4/projects/${project.id}/jobs/${build!.id}`, headers: { 'private-token': owner.token } })
+    const junit = (shown.json().artifacts as { file_type: string; file_format: string; size: number }[]).find((artifact) => artifact.file_type === 'junit')
+    assert.equal(junit?.file_format, 'gzip')
+    const report = await t.ctx.db.selectFrom('ci_job_artifacts').select('blob_key').where('job_id', '=', build!.id).where('file_type', '=', 'junit').executeTakeFirstOrThrow()
+    const stored = await t.ctx.blobs.get(report.blob_key)
+    const parts: Buffer[] = []
+    for await (const part of stored!) parts.push(part as Buffer)
+    assert.equal(gunzipSync(Buffer.concat(parts)).toString(), '<testsuite/>\n')
   })
 
   it('keeps the cache between pipelines', async () => {
