@@ -4,7 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { NamespaceRow, ProjectRow } from '../db/schema.js'
 import { isoTime } from '../db/values.js'
-import { IsoDateTime, NullableString } from './common.js'
+import { ProjectSimple } from './project.js'
 import { Job, type JobEntity } from './job.js'
 
 const JOB_BASIC_FIELDS = [
@@ -12,15 +12,7 @@ const JOB_BASIC_FIELDS = [
   'user', 'commit', 'pipeline', 'web_url',
 ] as const satisfies ReadonlyArray<keyof JobEntity>
 
-export const ProjectIdentity = Type.Object({
-  id: Type.Integer(),
-  description: NullableString,
-  name: Type.String(),
-  name_with_namespace: Type.String(),
-  path: Type.String(),
-  path_with_namespace: Type.String(),
-  created_at: IsoDateTime,
-})
+export const ProjectIdentity = Type.Pick(ProjectSimple, ['id', 'description', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'created_at'])
 
 export const JobBasicWithProject = Type.Composite([Type.Pick(Job, JOB_BASIC_FIELDS), Type.Object({ project: ProjectIdentity })])
 export type JobBasicWithProjectEntity = Static<typeof JobBasicWithProject>
