@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { makeGroup } from '../helpers/factories.js'
 
 const MAIN = path.resolve('src/main.ts')
 
@@ -49,6 +50,21 @@ describe('ingot admin runners', () => {
     assert.equal(registered.status, 201, registered.text)
     const row = await t.ctx.db.selectFrom('ci_runners').select('runner_type').where('id', '=', registered.body.id).executeTakeFirstOrThrow()
     assert.equal(row.runner_type, 'instance_type')
+  })
+
+  it('prints a group\'s registration token with --group, with which a runner of that group registers', async () => {
+    const group = await makeGroup(t, { path: 'Runner-Group' })
+    const printed = await runners(t, ['registration-token', '--group', 'runner-group'])
+    assert.equal(printed.code, 0, printed.stderr)
+    const token = printed.stdout.trim()
+    assert.notEqual(token, (await runners(t, ['registration-token'])).stdout.trim())
+    const registered = await t.api('POST', '/runners', { token: null, body: { token } })
+    assert.equal(registered.status, 201, registered.text)
+    const assigned = await t.ctx.db.selectFrom('ci_runner_namespaces').select('namespace_id').where('runner_id', '=', registered.body.id).execute()
+    assert.deepEqual(assigned.map((row) => row.namespace_id), [group.id])
+    const missing = await runners(t, ['registration-token', '--group', 'no-such-group'])
+    assert.equal(missing.code, 1)
+    assert.match(missing.stderr, /there is no group "no-such-group"/)
   })
 
   it('answers --help, and exit 2 for arguments it does not take', async () => {

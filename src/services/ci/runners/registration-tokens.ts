@@ -25,3 +25,10 @@ export async function groupRunnersToken(db: Db, namespaceId: number): Promise<st
     .where('id', '=', namespaceId).where('runners_token', 'is', null).execute()
   return (await read())?.runners_token ?? null
 }
+
+/** The registration token of the group at `fullPath` (any case), or null when there is no such group. */
+export async function groupRunnersTokenByPath(db: Db, fullPath: string): Promise<string | null> {
+  const group = await db.selectFrom('namespaces').select('id')
+    .where('kind', '=', 'group').where('full_path_lower', '=', fullPath.toLowerCase()).executeTakeFirst()
+  return group === undefined ? null : groupRunnersToken(db, group.id)
+}
