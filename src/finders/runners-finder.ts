@@ -6,7 +6,7 @@ import { sql, type Expression, type SqlBool } from 'kysely'
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
 import type { Db } from '../db/index.js'
 import { isPostgres } from '../db/dialect.js'
-import { today } from '../db/values.js'
+import { fitsIntegerColumn, today } from '../db/values.js'
 import type { CiBuildRow, CiRunnerRow, CiRunnerType, CiStatus, NamespaceRow, ProjectRow } from '../db/schema.js'
 import { MAINTAINER } from '../policies/access-levels.js'
 import { grantedProject } from './access.js'
@@ -99,6 +99,8 @@ export async function findRunnerPage(
 }
 
 export async function findRunner(db: Db, id: number): Promise<CiRunnerRow | null> {
+  // Ids beyond the id column's range belong to no runner, and PostgreSQL refuses to compare them.
+  if (!fitsIntegerColumn(id)) return null
   return await db.selectFrom('ci_runners').selectAll().where('id', '=', id).executeTakeFirst() ?? null
 }
 
@@ -117,6 +119,7 @@ export async function runnerProjectCount(db: Db, runnerId: number): Promise<numb
 }
 
 export async function isRunnerOfProject(db: Db, runnerId: number, projectId: number): Promise<boolean> {
+  if (!fitsIntegerColumn(runnerId)) return false
   const row = await db.selectFrom('ci_runner_projects').select('id')
     .where('runner_id', '=', runnerId).where('project_id', '=', projectId).executeTakeFirst()
   return row !== undefined
