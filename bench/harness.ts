@@ -70,7 +70,9 @@ export async function startBenchServer(env: Record<string, string>): Promise<Chi
  * the first 200 of GET /api/v4/version; `env` needs INGOT_PORT and INGOT_ROOT_TOKEN = ROOT_TOKEN.
  */
 export async function startBuiltServer(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, 'dist/main.js', 'web'], {
+  // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server into DIR when it stops.
+  const profile = process.env.BENCH_SERVER_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE}`] : []
+  const child = spawn('taskset', ['-c', '0', process.execPath, ...profile, 'dist/main.js', 'web'], {
     // The built-in CI runner only where a measurement asks for it (bench/ci.ts).
     cwd: repoRoot, env: { ...process.env, INGOT_BUILTIN_RUNNER: 'false', ...env }, stdio: ['ignore', 'ignore', 'inherit'],
   })
