@@ -2,7 +2,9 @@
 // jobs, and 4 runners (instance runners, rows written as registration writes them) polling it from
 // this process in turn, each request after the last one's answer, until the queue is empty. Every
 // request is timed, beside the same loops asking GET /api/v4/version (the floor: the least a
-// request costs on that server), and every job must be handed out exactly once.
+// request costs on that server), and every job must be handed out exactly once. Each runner's
+// first few requests take 20 more jobs and are not timed: a server that has just started opens its
+// database connections and compiles its hot code then, which runners polling it all day never see.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -13,6 +15,8 @@ import { benchDatabase, log, ROOT_TOKEN, startBuiltServer, stop, type Row } from
 
 const JOBS = 200
 const RUNNERS = 4
+const WARM_UP_REQUESTS = 5
+const ALL_JOBS = JOBS + RUNNERS * WARM_UP_REQUESTS
 const P99_TARGET_MS = 20
 
 function percentile(values: readonly number[], p: number): number {
@@ -49,8 +53,8 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       return res.json()
     }
     const project = await api('POST', '/projects', { name: 'bench-runners', initialize_with_readme: true }) as { id: number }
-    const ciFile = ['a', 'b', 'c', 'd'].map((name) => `${name}: { script: echo ${name}, parallel: ${JOBS / 4} }`).join('\n')
-    // The file's push makes one pipeline of 200 jobs (ci.create_pipeline, in the server's job worker).
+    const ciFile = ['a', 'b', 'c', 'd', 'e'].map((name) => `${name}: { script: echo ${name}, parallel: ${ALL_JOBS / 5} }`).join('\n')
+    // The file's push makes one pipeline of 220 jobs (ci.create_pipeline, in the server's job worker).
     await api('POST', `/projects/${project.id}/repository/files/.gitlab-ci.yml`, { branch: 'master', content: ciFile, commit_message: 'CI' })
     const handle = await openDatabase({ databaseUrl: database.url, dataDir })
     const tokens: string[] = []
@@ -58,7 +62,7 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       for (let waited = 0; ; waited += 50) {
         const { count } = await handle.db.selectFrom('ci_builds').select((eb) => eb.fn.countAll<number>().as('count'))
           .where('project_id', '=', project.id).where('status', '=', 'pending').executeTakeFirstOrThrow()
-        if (Number(count) === JOBS) break
+        if (Number(count) === ALL_JOBS) break
         if (waited > 30_000) throw new Error(`${count} pending jobs after 30 s`)
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
@@ -78,26 +82,26 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
     const floorTimes: number[] = []
     const info = { name: 'gitlab-runner', version: '17.0.0', platform: 'linux', architecture: 'amd64', features: { upload_multiple_artifacts: true } }
     await Promise.all(tokens.map(async (token) => {
-      for (let empty = 0; empty < 5;) {
+      for (let request = 0, empty = 0; empty < 5; request++) {
         let started = performance.now()
         const res = await fetch(`${base}/api/v4/jobs/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, info }) })
         const body = await res.text()
-        requestTimes.push(performance.now() - started)
+        if (request >= WARM_UP_REQUESTS) requestTimes.push(performance.now() - started)
         if (res.status === 201) handed.push((JSON.parse(body) as { id: number }).id)
         else if (res.status === 204) empty += 1
         else if (res.status !== 409) throw new Error(`jobs/request answered ${res.status}: ${body}`)
         started = performance.now()
         await (await fetch(`${base}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } })).text()
-        floorTimes.push(performance.now() - started)
+        if (request >= WARM_UP_REQUESTS) floorTimes.push(performance.now() - started)
       }
     }))
     const twice = handed.length - new Set(handed).size
     const ms = (value: number) => `${value.toFixed(1)} ms`
     return [{
-      metric: `${dialect}: POST /jobs/request, ${RUNNERS} runners over ${JOBS} pending jobs (${requestTimes.length} requests; floor GET /version)`,
+      metric: `${dialect}: POST /jobs/request, ${RUNNERS} runners over ${JOBS} pending jobs (${requestTimes.length} requests after ${WARM_UP_REQUESTS} each; floor GET /version)`,
       value: `p50 ${ms(percentile(requestTimes, 50))}, p99 ${ms(percentile(requestTimes, 99))} (floor p99 ${ms(percentile(floorTimes, 99))}); ${handed.length} handed out, ${twice} twice`,
       target: `p99 ≤ ${P99_TARGET_MS} ms, every job once`,
-      ok: percentile(requestTimes, 99) <= P99_TARGET_MS && twice === 0 && handed.length === JOBS,
+      ok: percentile(requestTimes, 99) <= P99_TARGET_MS && twice === 0 && handed.length === ALL_JOBS,
     }]
   } finally {
     if (server !== null) await stop(server)

@@ -19,3 +19,12 @@ export async function lockRow(trx: Db, table: LockableTable & keyof Database, id
   if (isPostgres(trx)) await sql`select 1 from ${sql.table(table)} where id = ${id} for update`.execute(trx)
   else await sql`update ${sql.table(table)} set id = id where id = ${id}`.execute(trx)
 }
+
+/**
+ * Holds the row against lockRow until the transaction ends, without keeping others that share it
+ * waiting: on PostgreSQL a share lock; on SQLite the same as lockRow (one writer at a time there).
+ */
+export async function shareRow(trx: Db, table: LockableTable & keyof Database, id: number): Promise<void> {
+  if (isPostgres(trx)) await sql`select 1 from ${sql.table(table)} where id = ${id} for share`.execute(trx)
+  else await lockRow(trx, table, id)
+}

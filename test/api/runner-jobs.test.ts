@@ -71,6 +71,10 @@ describe('POST /jobs/request and PUT /jobs/:id', () => {
     const build = await t.ctx.db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipeline).where('name', '=', 'build').executeTakeFirstOrThrow()
     assert.equal(job.id, build.id)
     assert.equal(build.status, 'running')
+    // The pipeline's first take moves the pipeline to running, as every transition would.
+    const started = await t.ctx.db.selectFrom('ci_pipelines').select(['status', 'started_at']).where('id', '=', pipeline).executeTakeFirstOrThrow()
+    assert.equal(started.status, 'running')
+    assert.notEqual(started.started_at, null)
     assert.equal(build.runner_id, runner.row.id)
     assert.equal(build.timeout, 1800)
     assert.equal(job.allow_git_fetch, true)
@@ -262,6 +266,8 @@ docker_linux: { script: x, tags: [docker, linux] }
     const rows = await t.ctx.db.selectFrom('ci_builds').select(['status', 'token_digest']).where('pipeline_id', '=', pipeline).execute()
     assert.ok(rows.every((row) => row.status === 'running' && row.token_digest !== null))
     assert.equal(new Set(rows.map((row) => row.token_digest)).size, 24)
+    const { status } = await t.ctx.db.selectFrom('ci_pipelines').select('status').where('id', '=', pipeline).executeTakeFirstOrThrow()
+    assert.equal(status, 'running')
   })
 
   it('PUT moves the job by the runner\'s state; 403 with Job-Status once it is not running', async () => {

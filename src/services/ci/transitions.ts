@@ -6,10 +6,12 @@
 // delayed jobs that became scheduled are enqueued (jobs.ts), runners waiting for a job are told
 // when jobs became pending (pending-jobs-signal.ts), and the trace of each job that ended is
 // archived (trace.ts).
+import { sql } from 'kysely'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
-import { lockRow } from '../../db/locks.js'
-import type { CiBuildRow, CiPipelineRow } from '../../db/schema.js'
+import { isPostgres } from '../../db/dialect.js'
+import { lockRow, shareRow } from '../../db/locks.js'
+import type { CiBuildRow, CiPipelineRow, CiStatus } from '../../db/schema.js'
 import { readBuildOptions, retriedRowOf } from './build-options.js'
 import { ARCHIVE_TRACE, ENQUEUE_DELAYED_JOB } from './jobs.js'
 import { CANCELABLE_STATUSES, RETRYABLE_STATUSES, processPipeline, type ProcessedPipeline } from './status.js'
@@ -85,30 +87,50 @@ export interface RunnerStart {
   timeout: number
 }
 
+/** The take's compare-and-swap: the job as taken and its pipeline's status then, or null when it was not pending. */
+async function takePendingJob(db: Db, job: Pick<CiBuildRow, 'id' | 'pipeline_id'>, runnerId: number, start: RunnerStart, now: number): Promise<{ job: CiBuildRow; pipelineStatus: CiStatus } | null> {
+  if (isPostgres(db)) {
+    // One statement, so one round trip: the pipeline's row held in share mode first, then the job's.
+    const { rows } = await sql<CiBuildRow & { pipeline_status: CiStatus }>`
+      with pipeline as (select id, status from ci_pipelines where id = ${job.pipeline_id} for share)
+      update ci_builds set status = 'running', started_at = ${now}, runner_id = ${runnerId},
+        token_digest = ${start.tokenDigest}, timeout = ${start.timeout}, updated_at = ${now}
+      from pipeline
+      where ci_builds.id = ${job.id} and ci_builds.pipeline_id = pipeline.id and ci_builds.status = 'pending' and ci_builds.retried = 0
+      returning ci_builds.*, pipeline.status as pipeline_status`.execute(db)
+    const row = rows[0]
+    if (row === undefined) return null
+    const { pipeline_status: pipelineStatus, ...taken } = row
+    return { job: taken, pipelineStatus }
+  }
+  return db.transaction().execute(async (trx) => {
+    await shareRow(trx, 'ci_pipelines', job.pipeline_id)
+    const pipeline = await trx.selectFrom('ci_pipelines').select('status').where('id', '=', job.pipeline_id).executeTakeFirst()
+    if (pipeline === undefined) return null
+    const taken = await trx.updateTable('ci_builds')
+      .set({ status: 'running', started_at: now, runner_id: runnerId, token_digest: start.tokenDigest, timeout: start.timeout, updated_at: now })
+      .where('id', '=', job.id).where('status', '=', 'pending').where('retried', '=', 0)
+      .returningAll().executeTakeFirst()
+    return taken === undefined ? null : { job: taken, pipelineStatus: pipeline.status }
+  })
+}
+
 /**
  * The runner protocol's take of a job: pending → running for `runnerId`, with its job token and
  * timeout. The compare-and-swap of jobs/request: null when another runner took the job first (or
  * it was canceled), and the runner tries its next candidate.
+ *
+ * A take moves no other job and leaves a running pipeline running, so only a pipeline's first take
+ * (pending → running, its started_at) needs the pipeline processed, which it is right after. Takes
+ * hold the pipeline's row in share mode: runners taking jobs of one big pipeline at once do not wait
+ * for each other, only for a transition processing the pipeline (which holds the row exclusively
+ * and so sees each take wholly before or after it).
  */
-export async function startJobForRunner(ctx: AppContext, jobId: number, runnerId: number, start: RunnerStart): Promise<CiBuildRow | null> {
-  const job = await findJob(ctx.db, jobId)
-  if (job === undefined) return null
-  return ctx.db.transaction().execute(async (trx) => {
-    await lockRow(trx, 'ci_pipelines', job.pipeline_id)
-    const pipeline = await trx.selectFrom('ci_pipelines').select('status').where('id', '=', job.pipeline_id).executeTakeFirst()
-    if (pipeline === undefined) return null
-    const now = Date.now()
-    const taken = await trx.updateTable('ci_builds')
-      .set({ status: 'running', started_at: now, runner_id: runnerId, token_digest: start.tokenDigest, timeout: start.timeout, updated_at: now })
-      .where('id', '=', jobId).where('status', '=', 'pending').where('retried', '=', 0)
-      .executeTakeFirst()
-    if (Number(taken.numUpdatedRows) === 0) return null
-    // A take moves no other job and leaves a running pipeline running: only a pipeline's first take
-    // (pending → running, its started_at) needs the pipeline processed. Runners take jobs of big
-    // pipelines one after another, and processing reads every job of the pipeline.
-    if (pipeline.status !== 'running') await processPipeline(trx, job.pipeline_id, now)
-    return lockedJob(trx, jobId)
-  })
+export async function startJobForRunner(ctx: AppContext, job: Pick<CiBuildRow, 'id' | 'pipeline_id'>, runnerId: number, start: RunnerStart): Promise<CiBuildRow | null> {
+  const taken = await takePendingJob(ctx.db, job, runnerId, start, Date.now())
+  if (taken === null) return null
+  if (taken.pipelineStatus !== 'running') await transition(ctx, job.pipeline_id, async () => undefined)
+  return taken.job
 }
 
 /** 15 minutes, as the original's needs_touch?: a job's updated_at is renewed no more often than that by a runner's PUT state=running. */

@@ -22,7 +22,8 @@ export function ciSlug(text: string): string {
 
 export interface PipelineVariablesInput {
   project: ProjectRow
-  namespace: NamespaceRow
+  /** The project's namespace: its path is what the variables hold of it. */
+  namespace: Pick<NamespaceRow, 'full_path'>
   ref: string
   tag: boolean
   sha: string
@@ -88,7 +89,8 @@ export interface JobVariablesInput {
   job: CiBuildRow
   pipeline: CiPipelineRow
   project: ProjectRow
-  namespace: NamespaceRow
+  /** The project's namespace: its path is what the variables hold of it. */
+  namespace: Pick<NamespaceRow, 'full_path'>
   /** The message of the pipeline's commit ('' when the commit is gone from the repository). */
   commitMessage: string
   /** The CI file the pipeline was read from. */

@@ -15,7 +15,7 @@ import { matchingRules } from '../../../policies/protected-refs.js'
 import { readBuildOptions } from '../build-options.js'
 import { newJobToken } from '../job-token.js'
 import { dropJob, startJobForRunner } from '../transitions.js'
-import { dependenciesOf } from './dependencies.js'
+import { dependenciesOf, type Dependency } from './dependencies.js'
 
 /** Candidates read per query: enough that a runner almost always finds its job in the first. */
 const CANDIDATES_PER_QUERY = 50
@@ -24,7 +24,8 @@ const CANDIDATES_PER_QUERY = 50
 export type RunnerFeatures = Record<string, unknown>
 
 export type Assignment =
-  | { taken: CiBuildRow; token: string }
+  /** The job taken and the jobs whose artifacts it downloads. */
+  | { taken: CiBuildRow; dependencies: Dependency[]; token: string }
   /** No job fits; `conflict` when one did but another runner took it first (the original's 409). */
   | { taken: null; conflict: boolean }
 
@@ -35,6 +36,8 @@ interface Candidate {
   job: CandidateJob
   ref: string
   tag: boolean
+  /** The project's build_timeout. */
+  buildTimeout: number
 }
 
 /**
@@ -64,7 +67,8 @@ async function candidates(db: Db, runner: CiRunnerRow, afterId: number): Promise
   const rows = await db.selectFrom('ci_builds')
     .innerJoin('projects', 'projects.id', 'ci_builds.project_id')
     .innerJoin('ci_pipelines', 'ci_pipelines.id', 'ci_builds.pipeline_id')
-    .select(['ci_builds.id', 'ci_builds.project_id', 'ci_builds.pipeline_id', 'ci_builds.stage_idx', 'ci_builds.tag_list', 'ci_builds.options', 'ci_pipelines.ref as pipeline_ref', 'ci_pipelines.tag as pipeline_tag'])
+    .select(['ci_builds.id', 'ci_builds.project_id', 'ci_builds.pipeline_id', 'ci_builds.stage_idx', 'ci_builds.tag_list', 'ci_builds.options',
+      'ci_pipelines.ref as pipeline_ref', 'ci_pipelines.tag as pipeline_tag', 'projects.build_timeout'])
     .where('ci_builds.status', '=', 'pending').where('ci_builds.kind', '=', 'ci').where('ci_builds.id', '>', afterId)
     .where('projects.jobs_enabled', '=', 1)
     // A runner without tags takes untagged jobs only; the rest of the tag rule is applied below.
@@ -75,7 +79,7 @@ async function candidates(db: Db, runner: CiRunnerRow, afterId: number): Promise
       (sub) => sub.selectFrom('ci_runner_projects').select('project_id').where('runner_id', '=', runner.id)))
     .orderBy('ci_builds.id').limit(CANDIDATES_PER_QUERY)
     .execute()
-  return rows.map(({ pipeline_ref, pipeline_tag, ...job }) => ({ job, ref: pipeline_ref, tag: pipeline_tag === 1 }))
+  return rows.map(({ pipeline_ref, pipeline_tag, build_timeout, ...job }) => ({ job, ref: pipeline_ref, tag: pipeline_tag === 1, buildTimeout: build_timeout }))
 }
 
 /** The original's accepting_tags?: every tag of the job is the runner's; an untagged job only for a runner that runs untagged jobs. */
@@ -97,9 +101,40 @@ function runnerSupports(job: CandidateJob, features: RunnerFeatures): boolean {
 }
 
 /** Seconds the job may run: the project's build_timeout, capped by the runner's maximum_timeout. */
-async function timeoutFor(db: Db, runner: CiRunnerRow, projectId: number): Promise<number> {
-  const { build_timeout } = await db.selectFrom('projects').select('build_timeout').where('id', '=', projectId).executeTakeFirstOrThrow()
-  return runner.maximum_timeout === null ? build_timeout : Math.min(build_timeout, runner.maximum_timeout)
+function timeoutFor(runner: CiRunnerRow, buildTimeout: number): number {
+  return runner.maximum_timeout === null ? buildTimeout : Math.min(buildTimeout, runner.maximum_timeout)
+}
+
+/**
+ * Jobs that requests of this process are taking right now. Runners polling at once all read the
+ * same oldest jobs; each request tries first those no other is taking, rather than queueing
+ * behind another's take of the oldest to find it gone (which made a take three tries on average
+ * with four runners). Other processes' takes still race, and the compare-and-swap settles them.
+ */
+const beingTaken = new Set<number>()
+
+/** The job taken, 'unfit' when the runner may not take it, 'lost' when another took it first. */
+async function tryCandidate(ctx: AppContext, runner: CiRunnerRow, runnerTags: readonly string[], features: RunnerFeatures, candidate: Candidate): Promise<Assignment | 'unfit' | 'lost'> {
+  const { job, ref, tag, buildTimeout } = candidate
+  if (!acceptsTags(runner, runnerTags, job)) return 'unfit'
+  if (runner.access_level === 'ref_protected' && !await isProtectedRef(ctx.db, job.project_id, ref, tag)) return 'unfit'
+  if (!runnerSupports(job, features)) {
+    await dropJob(ctx, job.id, 'runner_unsupported', (current) => current.status === 'pending')
+    return 'unfit'
+  }
+  beingTaken.add(job.id)
+  try {
+    const dependencies = await dependenciesOf(ctx.db, job)
+    if (dependencies.some((dependency) => dependency.missing)) {
+      await dropJob(ctx, job.id, 'missing_dependency_failure', (current) => current.status === 'pending')
+      return 'unfit'
+    }
+    const { token, digest } = newJobToken()
+    const taken = await startJobForRunner(ctx, job, runner.id, { tokenDigest: digest, timeout: timeoutFor(runner, buildTimeout) })
+    return taken === null ? 'lost' : { taken, dependencies, token }
+  } finally {
+    beingTaken.delete(job.id)
+  }
 }
 
 /** Gives the runner the oldest pending job it may take, or tells that none fits. */
@@ -109,22 +144,14 @@ export async function assignJob(ctx: AppContext, runner: CiRunnerRow, features: 
   let afterId = 0
   for (;;) {
     const batch = await candidates(ctx.db, runner, afterId)
-    for (const { job, ref, tag } of batch) {
-      afterId = job.id
-      if (!acceptsTags(runner, runnerTags, job)) continue
-      if (runner.access_level === 'ref_protected' && !await isProtectedRef(ctx.db, job.project_id, ref, tag)) continue
-      if (!runnerSupports(job, features)) {
-        await dropJob(ctx, job.id, 'runner_unsupported', (current) => current.status === 'pending')
-        continue
-      }
-      if ((await dependenciesOf(ctx.db, job)).some((dependency) => dependency.missing)) {
-        await dropJob(ctx, job.id, 'missing_dependency_failure', (current) => current.status === 'pending')
-        continue
-      }
-      const { token, digest } = newJobToken()
-      const taken = await startJobForRunner(ctx, job.id, runner.id, { tokenDigest: digest, timeout: await timeoutFor(ctx.db, runner, job.project_id) })
-      if (taken !== null) return { taken, token }
-      conflict = true
+    afterId = batch.at(-1)?.job.id ?? afterId
+    const untried = [...batch]
+    while (untried.length > 0) {
+      // The oldest that no other request is taking; when all are, the oldest.
+      const [candidate] = untried.splice(Math.max(0, untried.findIndex(({ job }) => !beingTaken.has(job.id))), 1)
+      const outcome = await tryCandidate(ctx, runner, runnerTags, features, candidate!)
+      if (outcome === 'lost') conflict = true
+      else if (outcome !== 'unfit') return outcome
     }
     if (batch.length < CANDIDATES_PER_QUERY) return { taken: null, conflict }
   }

@@ -18,7 +18,8 @@ export interface Dependency {
 
 export async function dependenciesOf(db: Db, job: Pick<CiBuildRow, 'pipeline_id' | 'stage_idx' | 'options'>, now = Date.now()): Promise<Dependency[]> {
   const wanted = readBuildOptions(job).dependencies
-  if (wanted !== null && wanted.length === 0) return []
+  // A job of the first stage has no earlier stage to depend on.
+  if ((wanted !== null && wanted.length === 0) || job.stage_idx <= 0) return []
   const earlier = (await db.selectFrom('ci_builds').select(['id', 'name', 'erased_at', 'artifacts_expire_at'])
     .where('pipeline_id', '=', job.pipeline_id).where('retried', '=', 0).where('kind', '=', 'ci').where('stage_idx', '<', job.stage_idx)
     .orderBy('id').execute())

@@ -5,14 +5,15 @@
 // polling, INGOT_RUNNER_LONG_POLL_SECONDS), and handed a job as soon as one becomes pending: at
 // once when it happens in this process (pending-jobs-signal.ts), within a second otherwise.
 import type { AppContext } from '../../../context.js'
-import type { CiBuildRow, CiRunnerRow } from '../../../db/schema.js'
+import type { CiBuildRow, CiRunnerRow, ProjectRow } from '../../../db/schema.js'
 import type { JobRequestView } from '../../../entities/job-request.js'
 import { COMPATIBLE_VERSION, ingotRevision } from '../../../revision.js'
 import { readBuildOptions, readYamlVariables } from '../build-options.js'
 import { ciFilePath, DEFAULT_CI_CONFIG_PATHS } from '../create-pipeline.js'
 import { JOB_TOKEN_LOGIN, jobVariables } from '../variables.js'
 import { assignJob, queueValue, type RunnerFeatures } from './assign-job.js'
-import { dependenciesOf } from './dependencies.js'
+import type { Dependency } from './dependencies.js'
+import { ImmutableMemo } from '../../../git/memo.js'
 
 /** How often a held request looks at the queue itself, for jobs made pending by other processes. */
 const RECHECK_INTERVAL_MS = 1000
@@ -40,7 +41,7 @@ export async function requestJob(ctx: AppContext, runner: CiRunnerRow, input: Jo
     const value = await queueValue(ctx.db, runner)
     if (value !== seen) {
       const assignment = await assignJob(ctx, runner, input.features)
-      if (assignment.taken !== null) return { kind: 'job', view: await loadJobRequestView(ctx, runner, assignment.taken, assignment.token) }
+      if (assignment.taken !== null) return { kind: 'job', view: await loadJobRequestView(ctx, runner, assignment) }
       if (assignment.conflict) return { kind: 'conflict' }
       seen = value
     }
@@ -66,28 +67,48 @@ function gitDepthOf(variables: readonly { key: string; value: string }[]): numbe
   return depth !== undefined && /^\d{1,6}$/.test(depth) ? Number(depth) : 0
 }
 
-/** Everything the answer to the runner holds, for a job it has just taken with `token`. */
-async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, job: CiBuildRow, token: string): Promise<JobRequestView> {
+/** What a job's answer reads of its pipeline's commit: git never changes it, so it is read once per process. */
+interface CommitFacts {
+  message: string
+  /** Where the CI file is in the commit (for CI_CONFIG_PATH). */
+  configPath: string
+}
+
+const commitFacts = new ImmutableMemo<CommitFacts>(1024)
+
+function readCommitFacts(ctx: AppContext, project: ProjectRow, sha: string): Promise<CommitFacts> {
+  const repo = ctx.repositories.open(project.id)
+  return commitFacts.get(`${repo.gitDir}\0${sha}\0${project.ci_config_path ?? ''}`, async () => ({
+    message: (await repo.readCommit(sha))?.message ?? '',
+    configPath: await ciFilePath(repo, project, sha) ?? project.ci_config_path ?? DEFAULT_CI_CONFIG_PATHS[0]!,
+  }))
+}
+
+/** Everything the answer to the runner holds, for a job it has just taken. */
+async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignment: { taken: CiBuildRow; dependencies: Dependency[]; token: string }): Promise<JobRequestView> {
   const { db } = ctx
-  const pipeline = await db.selectFrom('ci_pipelines').selectAll().where('id', '=', job.pipeline_id).executeTakeFirstOrThrow()
-  const project = await db.selectFrom('projects').selectAll().where('id', '=', job.project_id).executeTakeFirstOrThrow()
-  const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
-  const user = job.user_id === null ? null : (await db.selectFrom('users').selectAll().where('id', '=', job.user_id).executeTakeFirst()) ?? null
-  const sealed = await db.selectFrom('ci_pipeline_variables').select(['key', 'encrypted_value'])
-    .where('pipeline_id', '=', pipeline.id).orderBy('id').execute()
+  const { taken: job, token } = assignment
+  // Read side by side: on PostgreSQL each on its own connection.
+  const [pipeline, { namespace_full_path, ...project }, user, sealed] = await Promise.all([
+    db.selectFrom('ci_pipelines').selectAll().where('id', '=', job.pipeline_id).executeTakeFirstOrThrow(),
+    db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+      .selectAll('projects').select('namespaces.full_path as namespace_full_path')
+      .where('projects.id', '=', job.project_id).executeTakeFirstOrThrow(),
+    job.user_id === null ? null : db.selectFrom('users').selectAll().where('id', '=', job.user_id).executeTakeFirst().then((row) => row ?? null),
+    db.selectFrom('ci_pipeline_variables').select(['key', 'encrypted_value']).where('pipeline_id', '=', job.pipeline_id).orderBy('id').execute(),
+  ])
   const pipelineVariables = sealed.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) }))
   const options = readBuildOptions(job)
-  const dependencies = (await dependenciesOf(db, job)).map(({ id, name, archive }) => ({
+  const dependencies = assignment.dependencies.map(({ id, name, archive }) => ({
     id, name, artifactsFile: archive === null ? null : { filename: archive.filename, size: archive.size },
   }))
-  const repo = ctx.repositories.open(project.id)
-  const commit = await repo.readCommit(pipeline.sha)
-  const configPath = await ciFilePath(repo, project, pipeline.sha) ?? project.ci_config_path ?? DEFAULT_CI_CONFIG_PATHS[0]!
+  const { message, configPath } = await readCommitFacts(ctx, project, pipeline.sha)
+  const namespace = { full_path: namespace_full_path }
   const fullPath = `${namespace.full_path}/${project.path}`
   const repoUrl = repoUrlWithToken(ctx.config.externalUrl, fullPath, token)
   const variables = jobVariables({
     job, pipeline, project, namespace, runner, user, token, repoUrl, pipelineVariables, configPath,
-    commitMessage: commit?.message ?? '',
+    commitMessage: message,
     baseUrl: ctx.config.externalUrl,
     serverVersion: COMPATIBLE_VERSION,
     serverRevision: await ingotRevision(),
