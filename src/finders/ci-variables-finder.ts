@@ -1,0 +1,46 @@
+// CI/CD variables as their API lists and shows them (one owner's, a page in key order; one by key),
+// and as a job gets them: its project's group chain's (the root group's first, the closest group's
+// last) then the project's own, in one read, and whether the job's ref is protected.
+import { sql } from 'kysely'
+import type { Db } from '../db/index.js'
+import type { CiVariableRow } from '../db/schema.js'
+import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
+import { matchingRules } from '../policies/protected-refs.js'
+import { protectedBranchesOf, protectedTagsOf } from './protected-refs.js'
+
+/** Whose variables: a project's, or a group's. */
+export type CiVariableOwner = { type: 'project'; id: number } | { type: 'group'; id: number }
+
+const ownerColumn = (owner: CiVariableOwner) => owner.type === 'project' ? 'project_id' as const : 'group_id' as const
+
+export function listCiVariables(db: Db, owner: CiVariableOwner, pagination: PaginationQuery): Promise<Page<CiVariableRow>> {
+  return paginate(db, db.selectFrom('ci_variables').selectAll().where(ownerColumn(owner), '=', owner.id).orderBy('key'), pagination)
+}
+
+export async function findCiVariable(db: Db, owner: CiVariableOwner, key: string): Promise<CiVariableRow | null> {
+  const row = await db.selectFrom('ci_variables').selectAll().where(ownerColumn(owner), '=', owner.id).where('key', '=', key).executeTakeFirst()
+  return row ?? null
+}
+
+export type SealedJobVariable = Pick<CiVariableRow, 'key' | 'encrypted_value' | 'protected'>
+
+/**
+ * The variables of a project's jobs, in the order later ones win: the groups' from the root group
+ * down to the project's own group, then the project's. One query: the group chain is walked in it.
+ */
+export async function jobCiVariables(db: Db, projectId: number, namespaceId: number): Promise<SealedJobVariable[]> {
+  const { rows } = await sql<SealedJobVariable>`with recursive chain(id, depth) as (
+      select cast(${namespaceId} as integer), 0
+      union all select n.parent_id, chain.depth + 1 from namespaces n join chain on n.id = chain.id where n.parent_id is not null
+    )
+    select v.key, v.encrypted_value, v.protected from ci_variables v left join chain on chain.id = v.group_id
+    where v.project_id = ${projectId} or v.group_id in (select id from chain)
+    order by coalesce(chain.depth, -1) desc, v.id`.execute(db)
+  return rows
+}
+
+/** Whether a ref is a protected branch (or, for a tag, a protected tag) of the project: its jobs get protected variables. */
+export async function isProtectedRef(db: Db, projectId: number, ref: string, tag: boolean): Promise<boolean> {
+  const rules: readonly { name: string }[] = tag ? await protectedTagsOf(db, projectId) : await protectedBranchesOf(db, projectId)
+  return matchingRules(rules, ref).length > 0
+}
