@@ -28,9 +28,9 @@ export type SealedJobVariable = Pick<CiVariableRow, 'key' | 'encrypted_value' | 
  * The variables of a project's jobs, in the order later ones win: the groups' from the root group
  * down to the project's own group, then the project's. One query: the group chain is walked in it.
  */
-export async function jobCiVariables(db: Db, projectId: number, namespaceId: number): Promise<SealedJobVariable[]> {
+export async function jobCiVariables(db: Db, projectId: number): Promise<SealedJobVariable[]> {
   const { rows } = await sql<SealedJobVariable>`with recursive chain(id, depth) as (
-      select cast(${namespaceId} as integer), 0
+      select namespace_id, 0 from projects where id = ${projectId}
       union all select n.parent_id, chain.depth + 1 from namespaces n join chain on n.id = chain.id where n.parent_id is not null
     )
     select v.key, v.encrypted_value, v.protected from ci_variables v left join chain on chain.id = v.group_id
