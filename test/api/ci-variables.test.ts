@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { makeMember } from '../helpers/factories.js'
+import { makeGroup, makeMember, makeProject } from '../helpers/factories.js'
+import { until } from '../helpers/jobs.js'
 import { expectPaginates, expectRejectsBadPagination } from '../shared/pagination.js'
 import { expectStatuses, makeMatrix, type Matrix } from '../shared/permission-matrix.js'
 import { DEVELOPER, MAINTAINER } from '../../src/policies/access-levels.js'
@@ -131,5 +132,21 @@ describe('CI/CD variables API', () => {
     assert.equal(res.status, 200, res.text)
     assert.equal((await t.api('GET', `/projects/${m.project.id}/variables`, { token: m.tokens.maintainer })).status, 403)
     await t.api('PUT', `/projects/${m.project.id}`, { body: { jobs_enabled: true } })
+  })
+
+  it('an archived project refuses its variables (403), as the original\'s archived rule', async () => {
+    const project = await makeProject(t, null)
+    assert.equal((await t.api('POST', `/projects/${project.id}/archive`)).status, 201)
+    assert.equal((await t.api('GET', `/projects/${project.id}/variables`)).status, 403)
+  })
+
+  it('goes with its project or group when that is deleted', async () => {
+    const group = await makeGroup(t)
+    const project = await makeProject(t, null, { namespace: group })
+    assert.equal((await t.api('POST', `/groups/${group.id}/variables`, { body: { key: 'IN_GROUP', value: 'x' } })).status, 201)
+    assert.equal((await t.api('POST', `/projects/${project.id}/variables`, { body: { key: 'IN_PROJECT', value: 'x' } })).status, 201)
+    assert.equal((await t.api('DELETE', `/groups/${group.id}`)).status, 202)
+    await until(async () => (await t.ctx.db.selectFrom('ci_variables').select('id')
+      .where((eb) => eb.or([eb('group_id', '=', group.id), eb('project_id', '=', project.id)])).execute()).length === 0, 'the variables deleted')
   })
 })
