@@ -122,4 +122,27 @@ describe('CI/CD variables of jobs', () => {
     }
     assert.equal(await queriesOfOneJob(), before)
   })
+
+  // Last: its jobs stay pending, out of the other tests' way.
+  it('lets `only: variables` test them, protected ones on protected refs only', async () => {
+    const other = await makeProject(t, null)
+    await commitFiles(t, other.id, { '.gitlab-ci.yml': [
+      'build: { script: [make] }',
+      'deploy: { script: [deploy], only: { variables: [\'$DEPLOY_ENABLED == "yes"\'] } }',
+      'release: { script: [release], only: { variables: [$RELEASE_KEY] } }',
+    ].join('\n') })
+    await t.api('POST', `/projects/${other.id}/repository/branches`, { body: { branch: 'feature', ref: 'master' } })
+    const jobNames = async (ref: string) => {
+      const created = await t.api('POST', `/projects/${other.id}/pipeline`, { body: { ref } })
+      assert.equal(created.status, 201, created.text)
+      const jobs = await t.api('GET', `/projects/${other.id}/pipelines/${created.body.id}/jobs`)
+      return jobs.body.map((job: { name: string }) => job.name).sort()
+    }
+    assert.deepEqual(await jobNames('master'), ['build'])
+    await define(`projects/${other.id}`, 'DEPLOY_ENABLED', 'yes')
+    await define(`projects/${other.id}`, 'RELEASE_KEY', 'release-secret', true)
+    await t.api('POST', `/projects/${other.id}/protected_branches`, { body: { name: 'master' } })
+    assert.deepEqual(await jobNames('master'), ['build', 'deploy', 'release'])
+    assert.deepEqual(await jobNames('feature'), ['build', 'deploy'])
+  })
 })

@@ -6,7 +6,7 @@ import type { CiVariableRow } from '../../db/schema.js'
 import { flag } from '../../db/values.js'
 import type { SecretBox, SecretPurpose } from '../../common/secret-box.js'
 import { validationFailed } from '../../common/errors.js'
-import { findCiVariable, type CiVariableOwner } from '../../finders/ci-variables-finder.js'
+import { findCiVariable, isProtectedRef, jobCiVariables, type CiVariableOwner, type SealedJobVariable } from '../../finders/ci-variables-finder.js'
 import { isUniqueViolation } from '../projects/create-project.js'
 
 const SECRET_PURPOSE: SecretPurpose = 'ci.variables'
@@ -33,6 +33,17 @@ function keyErrors(key: string): string[] {
 /** The variable's value in clear. */
 export function openCiVariable(secrets: SecretBox, row: Pick<CiVariableRow, 'encrypted_value'>): string {
   return secrets.open(SECRET_PURPOSE, row.encrypted_value)
+}
+
+/** The variables of a job of a ref, opened, in their order: protected ones only when the ref is protected. */
+export function jobCiVariableValues(secrets: SecretBox, rows: readonly SealedJobVariable[], protectedRef: boolean): { key: string; value: string }[] {
+  return rows.filter((row) => protectedRef || row.protected !== 1).map((row) => ({ key: row.key, value: openCiVariable(secrets, row) }))
+}
+
+/** The CI/CD variables jobs of a ref of the project get (what `only`/`except: variables` can test too). */
+export async function ciVariablesForRef({ db, secrets }: Deps, projectId: number, ref: string, tag: boolean): Promise<{ key: string; value: string }[]> {
+  const [rows, protectedRef] = await Promise.all([jobCiVariables(db, projectId), isProtectedRef(db, projectId, ref, tag)])
+  return jobCiVariableValues(secrets, rows, protectedRef)
 }
 
 export async function createCiVariable({ db, secrets }: Deps, owner: CiVariableOwner, input: CiVariableInput): Promise<CiVariableRow> {

@@ -114,16 +114,11 @@ export interface JobVariablesInput {
   serverRevision: string
   /** The pipeline's own variables (`variables[]` of its creation), opened. */
   pipelineVariables: readonly { key: string; value: string }[]
-  /** The CI/CD variables of the project's groups (the root's first) then of the project, opened. */
-  ciVariables: readonly CiVariableValue[]
-  /** Whether the pipeline's ref is a protected branch or tag: only then do protected variables go. */
-  protectedRef: boolean
-}
-
-export interface CiVariableValue {
-  key: string
-  value: string
-  protected: boolean
+  /**
+   * The CI/CD variables of the project's groups (the root's first) then of the project, opened;
+   * protected ones only when the pipeline's ref is protected (ci-variables.ts jobCiVariableValues).
+   */
+  ciVariables: readonly { key: string; value: string }[]
 }
 
 export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
@@ -208,9 +203,7 @@ export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
   if (user !== null) {
     add({ GITLAB_USER_ID: String(user.id), GITLAB_USER_EMAIL: user.email, GITLAB_USER_LOGIN: user.username, GITLAB_USER_NAME: user.name })
   }
-  for (const variable of input.ciVariables) {
-    if (!variable.protected || input.protectedRef) secret({ [variable.key]: variable.value })
-  }
+  for (const variable of input.ciVariables) secret({ [variable.key]: variable.value })
   for (const variable of input.pipelineVariables) add({ [variable.key]: variable.value })
   return variables
 }

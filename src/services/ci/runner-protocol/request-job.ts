@@ -11,7 +11,7 @@ import { COMPATIBLE_VERSION, ingotRevision } from '../../../revision.js'
 import { readBuildOptions } from '../build-options.js'
 import { ciFilePath, DEFAULT_CI_CONFIG_PATHS } from '../create-pipeline.js'
 import { JOB_TOKEN_LOGIN, jobVariables } from '../variables.js'
-import { openCiVariable } from '../ci-variables.js'
+import { jobCiVariableValues } from '../ci-variables.js'
 import { isProtectedRef, jobCiVariables } from '../../../finders/ci-variables-finder.js'
 import { assignJob, queueValue, type RunnerFeatures } from './assign-job.js'
 import type { Dependency } from './dependencies.js'
@@ -104,7 +104,7 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
     pipelineRead.then((read) => isProtectedRef(db, job.project_id, read.ref, read.tag === 1)),
   ])
   const pipelineVariables = sealed.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) }))
-  const ciVariables = sealedCiVariables.map((row) => ({ key: row.key, value: openCiVariable(ctx.secrets, row), protected: row.protected === 1 }))
+  const ciVariables = jobCiVariableValues(ctx.secrets, sealedCiVariables, protectedRef)
   const options = readBuildOptions(job)
   const dependencies = assignment.dependencies.map(({ id, name, archive }) => ({
     id, name, artifactsFile: archive === null ? null : { filename: archive.filename, size: archive.size },
@@ -114,7 +114,7 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
   const fullPath = `${namespace.full_path}/${project.path}`
   const repoUrl = repoUrlWithToken(ctx.config.externalUrl, fullPath, token)
   const variables = jobVariables({
-    job, pipeline, project, namespace, runner, user, token, repoUrl, pipelineVariables, ciVariables, protectedRef, configPath,
+    job, pipeline, project, namespace, runner, user, token, repoUrl, pipelineVariables, ciVariables, configPath,
     commitMessage: message,
     baseUrl: ctx.config.externalUrl,
     serverVersion: COMPATIBLE_VERSION,
