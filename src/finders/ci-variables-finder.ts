@@ -1,12 +1,10 @@
 // CI/CD variables as their API lists and shows them (one owner's, a page in key order; one by key),
 // and as a job gets them: its project's group chain's (the root group's first, the closest group's
-// last) then the project's own, in one read, and whether the job's ref is protected.
+// last) then the project's own, in one read.
 import { sql } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { CiVariableRow } from '../db/schema.js'
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
-import { matchingRules } from '../policies/protected-refs.js'
-import { protectedBranchesOf, protectedTagsOf } from './protected-refs.js'
 
 /** Whose variables: a project's, or a group's. */
 export type CiVariableOwner = { type: 'project'; id: number } | { type: 'group'; id: number }
@@ -37,10 +35,4 @@ export async function jobCiVariables(db: Db, projectId: number): Promise<SealedJ
     where v.project_id = ${projectId} or v.group_id in (select id from chain)
     order by coalesce(chain.depth, -1) desc, v.id`.execute(db)
   return rows
-}
-
-/** Whether a ref is a protected branch (or, for a tag, a protected tag) of the project: its jobs get protected variables. */
-export async function isProtectedRef(db: Db, projectId: number, ref: string, tag: boolean): Promise<boolean> {
-  const rules: readonly { name: string }[] = tag ? await protectedTagsOf(db, projectId) : await protectedBranchesOf(db, projectId)
-  return matchingRules(rules, ref).length > 0
 }
