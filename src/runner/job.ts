@@ -82,9 +82,16 @@ export async function runJob(job: JobPayload, ctx: JobContext): Promise<JobOutco
   return outcome
 }
 
-/** The values a trace must not show: of the variables the server marks masked or not public (CI_JOB_TOKEN, the CI/CD variables). */
+/**
+ * The values a trace must not show: of the variables the server marks masked or not public
+ * (CI_JOB_TOKEN, the CI/CD variables), as sent and as the job's shell has them ($NAME expanded
+ * with the job's variables: `pa$word` is `pa` in the shell).
+ */
 function secretValues(job: JobPayload): string[] {
-  return (job.variables ?? []).filter((variable) => variable.public === false || variable.masked === true).map((variable) => variable.value)
+  const variables = job.variables ?? []
+  const values = Object.fromEntries(variables.map((variable) => [variable.key, variable.value]))
+  return variables.filter((variable) => variable.public === false || variable.masked === true)
+    .flatMap((variable) => [variable.value, expand(variable.value, values)])
 }
 
 /** The last lines of the trace and the final update; none for a job the server canceled. */

@@ -302,6 +302,8 @@ describe('ingot runner end to end', () => {
     await t.api('POST', `/groups/${group.id}/variables`, { token: owner.token, body: { key: 'GROUP_VAR', value: secrets.GROUP_VAR } })
     await t.api('POST', `/projects/${project.id}/variables`, { token: owner.token, body: { key: 'PROJECT_VAR', value: secrets.PROJECT_VAR } })
     await t.api('POST', `/projects/${project.id}/variables`, { token: owner.token, body: { key: 'DEPLOY_SECRET', value: secrets.DEPLOY_SECRET, protected: true } })
+    // A value naming another variable is masked as the shell has it, expanded.
+    await t.api('POST', `/projects/${project.id}/variables`, { token: owner.token, body: { key: 'EXPANDED_VAR', value: 'secret-$CI_JOB_NAME-value' } })
     // Each value echoed (masked) and reversed (which shows it arrived); one written in two parts, a flush apart.
     const sha = await pushCommit(dir, {
       '.gitlab-ci.yml': [
@@ -311,6 +313,7 @@ describe('ingot runner end to end', () => {
         '    - echo "project $PROJECT_VAR"; echo "$PROJECT_VAR" | rev',
         '    - echo "protected ${DEPLOY_SECRET:-unset}"; echo "${DEPLOY_SECRET:-unset}" | rev',
         '    - echo "token $CI_JOB_TOKEN"',
+        '    - echo "expanded $EXPANDED_VAR"',
         '    - printf "split %s" "$(echo "$PROJECT_VAR" | cut -c1-7)"; sleep 1.5; echo "$PROJECT_VAR" | cut -c8-',
       ].join('\n'),
     })
@@ -326,6 +329,8 @@ describe('ingot runner end to end', () => {
       assert.match(trace, /^project \[MASKED\]$/m)
       assert.match(trace, new RegExp(`^${reversed(secrets.PROJECT_VAR)}$`, 'm'))
       assert.match(trace, /^token \[MASKED\]$/m)
+      assert.match(trace, /^expanded \[MASKED\]$/m)
+      assert.ok(!trace.includes('secret-show-value'))
       assert.match(trace, /^split \[MASKED\]$/m)
       if (ref === 'master') {
         assert.match(trace, /^protected \[MASKED\]$/m)
