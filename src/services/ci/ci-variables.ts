@@ -36,15 +36,20 @@ export function openCiVariable(secrets: SecretBox, row: Pick<CiVariableRow, 'enc
   return secrets.open(SECRET_PURPOSE, row.encrypted_value)
 }
 
-/** The variables of a job of a ref, opened, in their order: protected ones only when the ref is protected. */
-export function jobCiVariableValues(secrets: SecretBox, rows: readonly SealedJobVariable[], protectedRef: boolean): { key: string; value: string }[] {
+/**
+ * The variables (jobCiVariables' rows) a job of a ref gets, opened, in their order: protected ones
+ * only when the ref is protected, which is looked up only when there are protected ones.
+ */
+export async function jobCiVariableValues(
+  { db, secrets }: Deps, rows: readonly SealedJobVariable[], projectId: number, ref: string, tag: boolean,
+): Promise<{ key: string; value: string }[]> {
+  const protectedRef = rows.some((row) => row.protected === 1) && await isProtectedRef(db, projectId, ref, tag)
   return rows.filter((row) => protectedRef || row.protected !== 1).map((row) => ({ key: row.key, value: openCiVariable(secrets, row) }))
 }
 
 /** The CI/CD variables jobs of a ref of the project get (what `only`/`except: variables` can test too). */
-export async function ciVariablesForRef({ db, secrets }: Deps, projectId: number, ref: string, tag: boolean): Promise<{ key: string; value: string }[]> {
-  const [rows, protectedRef] = await Promise.all([jobCiVariables(db, projectId), isProtectedRef(db, projectId, ref, tag)])
-  return jobCiVariableValues(secrets, rows, protectedRef)
+export async function ciVariablesForRef(deps: Deps, projectId: number, ref: string, tag: boolean): Promise<{ key: string; value: string }[]> {
+  return jobCiVariableValues(deps, await jobCiVariables(deps.db, projectId), projectId, ref, tag)
 }
 
 export async function createCiVariable({ db, secrets }: Deps, owner: CiVariableOwner, input: CiVariableInput): Promise<CiVariableRow> {

@@ -12,8 +12,7 @@ import { readBuildOptions } from '../build-options.js'
 import { ciFilePath, DEFAULT_CI_CONFIG_PATHS } from '../create-pipeline.js'
 import { JOB_TOKEN_LOGIN, jobVariables } from '../variables.js'
 import { jobCiVariableValues } from '../ci-variables.js'
-import { jobCiVariables } from '../../../finders/ci-variables-finder.js'
-import { isProtectedRef } from '../../../finders/protected-refs.js'
+import { jobStoredVariables } from '../../../finders/ci-variables-finder.js'
 import { assignJob, queueValue, type RunnerFeatures } from './assign-job.js'
 import type { Dependency } from './dependencies.js'
 import { ImmutableMemo } from '../../../git/memo.js'
@@ -92,20 +91,16 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
   const { db } = ctx
   const { taken: job, token } = assignment
   // Read side by side: on PostgreSQL each on its own connection.
-  const pipelineRead = db.selectFrom('ci_pipelines').selectAll().where('id', '=', job.pipeline_id).executeTakeFirstOrThrow()
-  const [pipeline, { namespace_full_path, ...project }, user, sealed, sealedCiVariables, protectedRef] = await Promise.all([
-    pipelineRead,
+  const [pipeline, { namespace_full_path, ...project }, user, stored] = await Promise.all([
+    db.selectFrom('ci_pipelines').selectAll().where('id', '=', job.pipeline_id).executeTakeFirstOrThrow(),
     db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
       .selectAll('projects').select('namespaces.full_path as namespace_full_path')
       .where('projects.id', '=', job.project_id).executeTakeFirstOrThrow(),
     job.user_id === null ? null : db.selectFrom('users').selectAll().where('id', '=', job.user_id).executeTakeFirst().then((row) => row ?? null),
-    db.selectFrom('ci_pipeline_variables').select(['key', 'encrypted_value']).where('pipeline_id', '=', job.pipeline_id).orderBy('id').execute(),
-    jobCiVariables(db, job.project_id),
-    // The protected refs are read-cached: this waits for the pipeline, seldom for the database.
-    pipelineRead.then((read) => isProtectedRef(db, job.project_id, read.ref, read.tag === 1)),
+    jobStoredVariables(db, job.project_id, job.pipeline_id),
   ])
-  const pipelineVariables = sealed.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) }))
-  const ciVariables = jobCiVariableValues(ctx.secrets, sealedCiVariables, protectedRef)
+  const pipelineVariables = stored.pipeline.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) }))
+  const ciVariables = await jobCiVariableValues(ctx, stored.ci, job.project_id, pipeline.ref, pipeline.tag === 1)
   const options = readBuildOptions(job)
   const dependencies = assignment.dependencies.map(({ id, name, archive }) => ({
     id, name, artifactsFile: archive === null ? null : { filename: archive.filename, size: archive.size },
