@@ -741,6 +741,19 @@ export interface CiPipelineVariablesTable {
   encrypted_value: string
 }
 
+/** A CI/CD variable of a project or of a group (the original's ci_variables and ci_group_variables). */
+export interface CiVariablesTable {
+  id: Generated<number>
+  /** The owner: a project, or (project_id null) a group, whose subgroups' projects get it too. */
+  project_id: number | null
+  group_id: number | null
+  key: string
+  /** Sealed with the ci.variables purpose (common/secret-box.ts). */
+  encrypted_value: string
+  /** 1: only for jobs of protected branches and tags. */
+  protected: Generated<Flag>
+}
+
 export type CiWhenColumn = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed'
 
 /** A CI job (the original's ci_builds). */
@@ -917,6 +930,7 @@ export interface Database {
   notification_settings: NotificationSettingsTable
   ci_pipelines: CiPipelinesTable
   ci_pipeline_variables: CiPipelineVariablesTable
+  ci_variables: CiVariablesTable
   ci_builds: CiBuildsTable
   ci_build_trace_chunks: CiBuildTraceChunksTable
   ci_job_artifacts: CiJobArtifactsTable
@@ -936,6 +950,7 @@ export type OauthClientTokenRow = Selectable<OauthClientTokensTable>
 export type SshKeyRow = Selectable<SshKeysTable>
 export type IdentityRow = Selectable<IdentitiesTable>
 export type NamespaceRow = Selectable<NamespacesTable>
+export type CiVariableRow = Selectable<CiVariablesTable>
 export type ProjectRow = Selectable<ProjectsTable>
 export type ProjectStatisticsRow = Selectable<ProjectStatisticsTable>
 export type MemberRow = Selectable<MembersTable>

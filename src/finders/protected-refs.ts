@@ -5,6 +5,7 @@ import type { Db } from '../db/index.js'
 import type { ProtectedBranchRow, ProtectedTagRow } from '../db/schema.js'
 import { readCacheOf } from '../db/read-cache.js'
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
+import { matchingRules } from '../policies/protected-refs.js'
 
 export async function protectedBranchesOf(db: Db, projectId: number): Promise<readonly ProtectedBranchRow[]> {
   const load = () => db.selectFrom('protected_branches').selectAll().where('project_id', '=', projectId).orderBy('name').orderBy('id').execute()
@@ -16,6 +17,12 @@ export async function protectedTagsOf(db: Db, projectId: number): Promise<readon
   const load = () => db.selectFrom('protected_tags').selectAll().where('project_id', '=', projectId).orderBy('name').orderBy('id').execute()
   const cache = readCacheOf<ProtectedTagRow[]>(db, 'protected-tags', { tables: ['protected_tags'], maxWeight: 10_000 })
   return cache === null ? load() : cache.get(String(projectId), load)
+}
+
+/** Whether a ref is a protected branch (or, for a tag, a protected tag) of the project: for protected runners and variables. */
+export async function isProtectedRef(db: Db, projectId: number, ref: string, tag: boolean): Promise<boolean> {
+  const rules: readonly { name: string }[] = tag ? await protectedTagsOf(db, projectId) : await protectedBranchesOf(db, projectId)
+  return matchingRules(rules, ref).length > 0
 }
 
 export function listProtectedBranches(db: Db, projectId: number, pagination: PaginationQuery): Promise<Page<ProtectedBranchRow>> {

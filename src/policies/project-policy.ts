@@ -45,13 +45,14 @@ export type ProjectAbility =
   | 'read_build'         // the same, while jobs are enabled: jobs and their traces
   | 'create_pipeline'    // Developer, while jobs are enabled
   | 'update_build'       // Developer, while jobs are enabled: cancel, retry, play jobs and pipelines
+  | 'admin_build'        // Maintainer, while jobs are enabled: CI/CD variables
   | 'destroy_pipeline'   // Owner (and admins)
 
 /** What an archived project refuses: every change of its code and collaboration content. */
 const CHANGES_CONTENT: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>([
   'push_code', 'create_issue', 'admin_issue', 'destroy_issue', 'create_merge_request_in', 'create_merge_request_from',
   'admin_merge_request', 'create_note', 'admin_note', 'create_snippet', 'admin_snippet', 'admin_milestone', 'destroy_milestone',
-  'destroy_board_list', 'create_wiki', 'admin_wiki', 'create_pipeline', 'update_build', 'destroy_pipeline',
+  'destroy_board_list', 'create_wiki', 'admin_wiki', 'create_pipeline', 'update_build', 'admin_build', 'destroy_pipeline',
 ])
 
 /** Pipelines and jobs: Reporters and up, or whoever reads the project when its jobs are public, as the original's public_builds. */
@@ -110,7 +111,7 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
   if (ability === 'create_merge_request_in') return project.merge_requests_enabled === 1 && canDownloadCode(actor, subject)
   // A disabled wiki is closed to administrators too.
   if ((ability === 'create_wiki' || ability === 'admin_wiki') && project.wiki_enabled !== 1) return false
-  if ((ability === 'create_pipeline' || ability === 'update_build') && project.jobs_enabled !== 1) return false
+  if ((ability === 'create_pipeline' || ability === 'update_build' || ability === 'admin_build') && project.jobs_enabled !== 1) return false
   if (actor.user.admin) return true
   const level = subject.access.level
   switch (ability) {
@@ -135,6 +136,7 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'create_pipeline':
     case 'update_build': return level >= DEVELOPER
     case 'create_note': return canReadProject(actor, project, subject.access)
+    case 'admin_build':
     case 'admin_note':
     case 'admin_snippet':
     case 'admin_wiki': return level >= MAINTAINER

@@ -60,6 +60,7 @@ export async function runJob(job: JobPayload, ctx: JobContext): Promise<JobOutco
     send: (start, bytes) => ctx.client.appendTrace(job, start, bytes),
     touch: () => ctx.client.updateJob(job, { state: 'running' }),
     onAbandoned: () => canceled.abort(),
+    secrets: secretValues(job),
   })
   const root = path.join(ctx.dir, 'builds', `${job.id}-${randomBytes(4).toString('hex')}`)
   let outcome: JobOutcome
@@ -79,6 +80,18 @@ export async function runJob(job: JobPayload, ctx: JobContext): Promise<JobOutco
   await finish(job, ctx, trace, outcome)
   log.info({ outcome: outcome.state, ...(outcome.state === 'failed' ? { reason: outcome.reason } : {}), durationMs: Date.now() - startedAt }, 'job finished')
   return outcome
+}
+
+/**
+ * The values a trace must not show: of the variables the server marks masked or not public
+ * (CI_JOB_TOKEN, the CI/CD variables), as sent and as the job's shell has them ($NAME expanded
+ * with the job's variables: `pa$word` is `pa` in the shell).
+ */
+function secretValues(job: JobPayload): string[] {
+  const variables = job.variables ?? []
+  const values = Object.fromEntries(variables.map((variable) => [variable.key, variable.value]))
+  return variables.filter((variable) => variable.public === false || variable.masked === true)
+    .flatMap((variable) => [variable.value, expand(variable.value, values)])
 }
 
 /** The last lines of the trace and the final update; none for a job the server canceled. */

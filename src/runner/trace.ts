@@ -4,7 +4,9 @@
 // the server's and sends again from there. While a job writes nothing, it is touched (PUT running,
 // as newer runners do) every few seconds instead. A 403, or a `Job-Status` that is not running, in
 // either answer means the job was canceled (or failed) on the server: the job is told and stops.
+// Secret values are masked as they are written (mask.ts), so no append ever carries one.
 import type { JobAnswer, TraceAnswer } from './client.js'
+import { SecretMasker } from './mask.js'
 
 export interface TraceOptions {
   /** Appends `bytes` at `start` of the server's trace. */
@@ -20,6 +22,8 @@ export interface TraceOptions {
   eagerBytes?: number
   /** The most a trace keeps; past it, output is dropped and the trace says so once (the original runner's `output_limit`). */
   limitBytes?: number
+  /** Values written as [MASKED] (mask.ts). */
+  secrets?: readonly string[]
 }
 
 const STATUSES_THAT_STOP = new Set(['canceled', 'canceling', 'failed'])
@@ -38,9 +42,11 @@ export class TraceBuffer {
   /** When the server last heard of the job. */
   private lastContact = Date.now()
   private readonly options: Required<TraceOptions>
+  private readonly masker: SecretMasker
 
   constructor(options: TraceOptions) {
-    this.options = { intervalMs: 1000, touchIntervalMs: 3000, eagerBytes: 64 * 1024, limitBytes: 16 * 1024 * 1024, ...options }
+    this.options = { intervalMs: 1000, touchIntervalMs: 3000, eagerBytes: 64 * 1024, limitBytes: 16 * 1024 * 1024, secrets: [], ...options }
+    this.masker = new SecretMasker(this.options.secrets)
     this.timer = setInterval(() => void this.tick(), this.options.intervalMs)
     this.timer.unref()
   }
@@ -51,7 +57,11 @@ export class TraceBuffer {
   }
 
   write(chunk: Buffer | string): void {
-    let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    this.keep(this.masker.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk))
+  }
+
+  private keep(masked: Buffer): void {
+    let bytes = masked
     if (this.truncated) return
     const room = this.options.limitBytes - this.length
     if (bytes.length > room) {
@@ -70,6 +80,7 @@ export class TraceBuffer {
 
   /** Stops the timer and sends the rest (a few tries); true when the server has it all. */
   async close(): Promise<boolean> {
+    this.keep(this.masker.end())
     if (this.timer !== null) clearInterval(this.timer)
     this.timer = null
     for (let attempt = 0; attempt < 5 && this.sent < this.length && !this.abandoned; attempt += 1) {

@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import yauzl from 'yauzl'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { makeProject, makeUser, type TestUser } from '../helpers/factories.js'
+import { makeGroup, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import { startGitClient, type GitClient } from '../helpers/git-server.js'
 import { until } from '../helpers/jobs.js'
 import { projectFullPath } from '../helpers/projects.js'
@@ -66,8 +66,8 @@ describe('ingot runner end to end', () => {
   })
 
   /** A new project of `owner` with `files` pushed to master over HTTP; the pushed commit. */
-  async function pushProject(files: Record<string, string>): Promise<{ project: ProjectRow; sha: string; dir: string }> {
-    const project = await makeProject(t, owner)
+  async function pushProject(files: Record<string, string>, input: Parameters<typeof makeProject>[2] = {}): Promise<{ project: ProjectRow; sha: string; dir: string }> {
+    const project = await makeProject(t, owner, input)
     const dir = path.join(client.dir, `work${(counter += 1)}`)
     await client.ok(['clone', '-q', client.url(await projectFullPath(t, project), { username: owner.user.username, password: owner.token }), dir])
     return { project, dir, sha: await pushCommit(dir, files) }
@@ -84,17 +84,17 @@ describe('ingot runner end to end', () => {
     return (await client.ok(['rev-parse', 'HEAD'], { cwd: dir })).trim()
   }
 
-  async function pipelineOf(project: ProjectRow, sha: string): Promise<{ id: number; status: string } | null> {
-    const res = await t.api('GET', `/projects/${project.id}/pipelines`, { token: owner.token, query: { sha } })
+  async function pipelineOf(project: ProjectRow, sha: string, ref?: string): Promise<{ id: number; status: string } | null> {
+    const res = await t.api('GET', `/projects/${project.id}/pipelines`, { token: owner.token, query: { sha, ...(ref === undefined ? {} : { ref }) } })
     assert.equal(res.status, 200, res.text)
     return res.body[0] ?? null
   }
 
   /** The pipeline of `sha` once it has finished. */
-  async function finishedPipeline(project: ProjectRow, sha: string, timeoutMs = 60_000): Promise<{ id: number; status: string }> {
+  async function finishedPipeline(project: ProjectRow, sha: string, timeoutMs = 60_000, ref?: string): Promise<{ id: number; status: string }> {
     let pipeline: { id: number; status: string } | null = null
     await until(async () => {
-      pipeline = await pipelineOf(project, sha)
+      pipeline = await pipelineOf(project, sha, ref)
       return pipeline !== null && FINISHED.includes(pipeline.status)
     }, `the pipeline of ${sha} finished`, timeoutMs)
     return pipeline!
@@ -290,6 +290,56 @@ describe('ingot runner end to end', () => {
     const jobs = await allJobs(project.id)
     assert.deepEqual(jobs.map((job) => [job.name, job.status, job.retried]), [['flaky', 'failed', 1], ['flaky', 'failed', 0]])
     for (const job of jobs) assert.match(await traceOf(project, job.id), new RegExp(`^attempt ${job.id}$`, 'm'))
+  })
+
+  it('gives jobs the group\'s and project\'s variables, protected ones on protected branches only, masked in the trace', async () => {
+    const group = await makeGroup(t, {}, owner)
+    // A first push without a CI file: no pipeline yet, and master protected as the default branch.
+    const { project, dir } = await pushProject({ 'README.md': 'variables\n' }, { namespace: group })
+    const protectedBranches = await t.api('GET', `/projects/${project.id}/protected_branches`, { token: owner.token })
+    assert.deepEqual(protectedBranches.body.map((rule: { name: string }) => rule.name), ['master'])
+    const secrets = { GROUP_VAR: 'group-value-1234', PROJECT_VAR: 'project-value-5678', DEPLOY_SECRET: 'protected-secret-9999' }
+    await t.api('POST', `/groups/${group.id}/variables`, { token: owner.token, body: { key: 'GROUP_VAR', value: secrets.GROUP_VAR } })
+    await t.api('POST', `/projects/${project.id}/variables`, { token: owner.token, body: { key: 'PROJECT_VAR', value: secrets.PROJECT_VAR } })
+    await t.api('POST', `/projects/${project.id}/variables`, { token: owner.token, body: { key: 'DEPLOY_SECRET', value: secrets.DEPLOY_SECRET, protected: true } })
+    // A value naming another variable is masked as the shell has it, expanded.
+    await t.api('POST', `/projects/${project.id}/variables`, { token: owner.token, body: { key: 'EXPANDED_VAR', value: 'secret-$CI_JOB_NAME-value' } })
+    // Each value echoed (masked) and reversed (which shows it arrived); one written in two parts, a flush apart.
+    const sha = await pushCommit(dir, {
+      '.gitlab-ci.yml': [
+        'show:',
+        '  script:',
+        '    - echo "group $GROUP_VAR"; echo "$GROUP_VAR" | rev',
+        '    - echo "project $PROJECT_VAR"; echo "$PROJECT_VAR" | rev',
+        '    - echo "protected ${DEPLOY_SECRET:-unset}"; echo "${DEPLOY_SECRET:-unset}" | rev',
+        '    - echo "token $CI_JOB_TOKEN"',
+        '    - echo "expanded $EXPANDED_VAR"',
+        '    - printf "split %s" "$(echo "$PROJECT_VAR" | cut -c1-7)"; sleep 1.5; echo "$PROJECT_VAR" | cut -c8-',
+      ].join('\n'),
+    })
+    await client.ok(['push', '-q', 'origin', 'HEAD:feature'], { cwd: dir })
+    const reversed = (text: string) => [...text].reverse().join('')
+    for (const ref of ['master', 'feature']) {
+      const pipeline = await finishedPipeline(project, sha, 60_000, ref)
+      const [job] = await jobsOf(project, pipeline.id)
+      const trace = await traceOf(project, job!.id)
+      assert.equal(pipeline.status, 'success', trace)
+      assert.match(trace, /^group \[MASKED\]$/m)
+      assert.match(trace, new RegExp(`^${reversed(secrets.GROUP_VAR)}$`, 'm'))
+      assert.match(trace, /^project \[MASKED\]$/m)
+      assert.match(trace, new RegExp(`^${reversed(secrets.PROJECT_VAR)}$`, 'm'))
+      assert.match(trace, /^token \[MASKED\]$/m)
+      assert.match(trace, /^expanded \[MASKED\]$/m)
+      assert.ok(!trace.includes('secret-show-value'))
+      assert.match(trace, /^split \[MASKED\]$/m)
+      if (ref === 'master') {
+        assert.match(trace, /^protected \[MASKED\]$/m)
+        assert.match(trace, new RegExp(`^${reversed(secrets.DEPLOY_SECRET)}$`, 'm'))
+      } else {
+        assert.match(trace, /^protected unset$/m)
+      }
+      for (const value of Object.values(secrets)) assert.ok(!trace.includes(value), `${value} in the trace of ${ref}`)
+    }
   })
 
   async function allJobs(projectId: number) {

@@ -6,6 +6,7 @@ import awardEmoji from './award-emoji.js'
 import boards from './boards.js'
 import branches from './branches.js'
 import ciLint from './ci-lint.js'
+import ciVariables from './ci-variables.js'
 import commits from './commits.js'
 import customAttributes from './custom-attributes.js'
 import discussions from './discussions.js'
@@ -52,6 +53,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(boards)
   await app.register(branches)
   await app.register(ciLint)
+  await app.register(ciVariables)
   await app.register(commits)
   await app.register(customAttributes)
   await app.register(discussions)

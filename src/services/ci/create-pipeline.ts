@@ -14,6 +14,7 @@ import type { CiJob } from './config/types.js'
 import { processPipeline } from './status.js'
 import { afterProcessing } from './transitions.js'
 import { predefinedVariables } from './variables.js'
+import { ciVariablesForRef } from './ci-variables.js'
 
 /** The CI file's names when the project sets none: the spec's, then what migrated repositories carry. */
 export const DEFAULT_CI_CONFIG_PATHS = ['.service-ci.yml', '.gitlab-ci.yml']
@@ -84,13 +85,15 @@ export async function createPipeline(ctx: AppContext, input: CreatePipelineInput
     return { ok: true, pipeline: await insertFailedPipeline(ctx, input, commit, parsed.errors.join(', ')) }
   }
   const variables = { ...predefinedVariables({ ...input, commit, configPath: file.path }), ...parsed.config.variables }
+  // What a job's `only`/`except: variables` test, in the order jobs get them (variables.ts).
+  const ciVariables = Object.fromEntries((await ciVariablesForRef(ctx, input.project.id, input.ref, input.tag)).map(({ key, value }) => [key, value]))
   const requested = Object.fromEntries((input.variables ?? []).map(({ key, value }) => [key, value]))
   const context: Omit<PipelineContext, 'variables'> = {
     ref: input.ref, tag: input.tag, source: input.source,
     projectPath: `${input.namespace.full_path}/${input.project.path}`,
     ...(input.changedPaths === undefined ? {} : { changedPaths: input.changedPaths }),
   }
-  const jobs = parsed.config.jobs.filter((job) => jobIncluded(job, { ...context, variables: { ...variables, ...job.variables, ...requested } }))
+  const jobs = parsed.config.jobs.filter((job) => jobIncluded(job, { ...context, variables: { ...variables, ...job.variables, ...ciVariables, ...requested } }))
   if (jobs.length === 0) return { ok: false, errors: [NO_JOBS] }
   return { ok: true, pipeline: await insertPipeline(ctx, input, commit, jobs) }
 }

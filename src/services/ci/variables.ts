@@ -5,6 +5,9 @@
 // pipeline's, the runner's, the environment's, the file's, the user's, then the pipeline's own
 // variables, later ones winning in the job's shell), plus the names newer runners and CI files
 // expect (CI_SERVER_URL, CI_API_V4_URL, CI_COMMIT_SHORT_SHA, CI_COMMIT_BRANCH, CI_DEFAULT_BRANCH…).
+// The CI/CD variables of the project's groups and of the project come after the file's and the
+// user's, and before the pipeline's own: as the original, they are sent with `public: false`, and
+// protected ones only to jobs of protected refs.
 import type { CiBuildRow, CiPipelineRow, CiPipelineSource, CiRunnerRow, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.js'
 import { parseJsonArray } from '../../db/values.js'
 import type { Commit } from '../../git/repository.js'
@@ -81,7 +84,10 @@ export interface RunnerVariable {
   key: string
   value: string
   public: boolean
-  /** Newer runners hide masked values in traces; Ingot masks none (11.5 has no masked variables). */
+  /**
+   * Newer runners hide masked values in traces. Ingot sends none masked (11.5 has no masked
+   * variables); its own runner masks every non-public value instead (src/runner/mask.ts).
+   */
   masked: boolean
 }
 
@@ -108,6 +114,11 @@ export interface JobVariablesInput {
   serverRevision: string
   /** The pipeline's own variables (`variables[]` of its creation), opened. */
   pipelineVariables: readonly { key: string; value: string }[]
+  /**
+   * The CI/CD variables of the project's groups (the root's first) then of the project, opened;
+   * protected ones only when the pipeline's ref is protected (ci-variables.ts jobCiVariableValues).
+   */
+  ciVariables: readonly { key: string; value: string }[]
 }
 
 export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
@@ -121,6 +132,7 @@ export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
     project, namespace, ref: pipeline.ref, tag: pipeline.tag === 1, sha: pipeline.sha, beforeSha: pipeline.before_sha,
     source: pipeline.source, configPath: input.configPath,
   }
+  const triggered = pipeline.source === 'trigger'
   const variables: RunnerVariable[] = []
   const add = (values: Record<string, string>, isPublic = true) => {
     for (const [key, value] of Object.entries(values)) variables.push({ key, value, public: isPublic, masked: false })
@@ -154,6 +166,7 @@ export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
     CI_JOB_NAME: job.name,
     CI_JOB_STAGE: job.stage,
     ...commit,
+    ...(triggered ? { CI_PIPELINE_TRIGGERED: 'true' } : {}),
     CI_COMMIT_SHORT_SHA: pipeline.sha.slice(0, 8),
     ...(pipeline.tag === 1 ? {} : { CI_COMMIT_BRANCH: pipeline.ref }),
     ...(job.when === 'manual' ? { CI_JOB_MANUAL: 'true' } : {}),
@@ -167,6 +180,7 @@ export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
     CI_BUILD_NAME: job.name,
     CI_BUILD_STAGE: job.stage,
     ...(pipeline.tag === 1 ? { CI_BUILD_TAG: pipeline.ref } : {}),
+    ...(triggered ? { CI_BUILD_TRIGGERED: 'true' } : {}),
     ...(job.when === 'manual' ? { CI_BUILD_MANUAL: 'true' } : {}),
   })
   add({
@@ -189,6 +203,7 @@ export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
   if (user !== null) {
     add({ GITLAB_USER_ID: String(user.id), GITLAB_USER_EMAIL: user.email, GITLAB_USER_LOGIN: user.username, GITLAB_USER_NAME: user.name })
   }
+  for (const variable of input.ciVariables) secret({ [variable.key]: variable.value })
   for (const variable of input.pipelineVariables) add({ [variable.key]: variable.value })
   return variables
 }

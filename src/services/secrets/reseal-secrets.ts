@@ -11,6 +11,7 @@ const SEALED_COLUMNS: readonly { table: string; column: string; purpose: SecretP
   { table: 'web_hooks', column: 'encrypted_token', purpose: 'web_hooks.token' },
   { table: 'integrations', column: 'encrypted_properties', purpose: 'integrations.secrets' },
   { table: 'ci_pipeline_variables', column: 'encrypted_value', purpose: 'ci.pipeline_variables' },
+  { table: 'ci_variables', column: 'encrypted_value', purpose: 'ci.variables' },
 ]
 
 const BATCH = 500

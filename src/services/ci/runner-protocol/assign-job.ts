@@ -10,8 +10,7 @@ import type { AppContext } from '../../../context.js'
 import type { Db } from '../../../db/index.js'
 import type { CiBuildRow, CiRunnerRow } from '../../../db/schema.js'
 import { parseJsonArray } from '../../../db/values.js'
-import { protectedBranchesOf, protectedTagsOf } from '../../../finders/protected-refs.js'
-import { matchingRules } from '../../../policies/protected-refs.js'
+import { isProtectedRef } from '../../../finders/protected-refs.js'
 import { readBuildOptions } from '../build-options.js'
 import { newJobToken } from '../job-token.js'
 import { dropJob, startJobForRunner } from '../transitions.js'
@@ -87,11 +86,6 @@ function acceptsTags(runner: CiRunnerRow, runnerTags: readonly string[], job: Ca
   const jobTags = parseJsonArray(job.tag_list)
   if (jobTags.length === 0) return runner.run_untagged === 1
   return jobTags.every((tag) => runnerTags.includes(tag))
-}
-
-async function isProtectedRef(db: Db, projectId: number, ref: string, tag: boolean): Promise<boolean> {
-  const rules: readonly { name: string }[] = tag ? await protectedTagsOf(db, projectId) : await protectedBranchesOf(db, projectId)
-  return matchingRules(rules, ref).length > 0
 }
 
 /** A job with report artifacts needs a runner that uploads several artifacts (the original's supported_runner?). */

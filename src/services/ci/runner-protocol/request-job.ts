@@ -8,9 +8,11 @@ import type { AppContext } from '../../../context.js'
 import type { CiBuildRow, CiRunnerRow, ProjectRow } from '../../../db/schema.js'
 import type { JobRequestView } from '../../../entities/job-request.js'
 import { COMPATIBLE_VERSION, ingotRevision } from '../../../revision.js'
-import { readBuildOptions, readYamlVariables } from '../build-options.js'
+import { readBuildOptions } from '../build-options.js'
 import { ciFilePath, DEFAULT_CI_CONFIG_PATHS } from '../create-pipeline.js'
 import { JOB_TOKEN_LOGIN, jobVariables } from '../variables.js'
+import { jobCiVariableValues } from '../ci-variables.js'
+import { jobStoredVariables } from '../../../finders/ci-variables-finder.js'
 import { assignJob, queueValue, type RunnerFeatures } from './assign-job.js'
 import type { Dependency } from './dependencies.js'
 import { ImmutableMemo } from '../../../git/memo.js'
@@ -61,7 +63,7 @@ function repoUrlWithToken(baseUrl: string, fullPath: string, token: string): str
   return url.toString()
 }
 
-/** GIT_DEPTH of the job's or the pipeline's variables (the later wins), else 0: a full clone. */
+/** GIT_DEPTH of the job's variables (the later wins: the file's, the CI/CD ones, the pipeline's), else 0: a full clone. */
 function gitDepthOf(variables: readonly { key: string; value: string }[]): number {
   const depth = variables.filter((variable) => variable.key === 'GIT_DEPTH').at(-1)?.value
   return depth !== undefined && /^\d{1,6}$/.test(depth) ? Number(depth) : 0
@@ -89,15 +91,16 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
   const { db } = ctx
   const { taken: job, token } = assignment
   // Read side by side: on PostgreSQL each on its own connection.
-  const [pipeline, { namespace_full_path, ...project }, user, sealed] = await Promise.all([
+  const [pipeline, { namespace_full_path, ...project }, user, stored] = await Promise.all([
     db.selectFrom('ci_pipelines').selectAll().where('id', '=', job.pipeline_id).executeTakeFirstOrThrow(),
     db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
       .selectAll('projects').select('namespaces.full_path as namespace_full_path')
       .where('projects.id', '=', job.project_id).executeTakeFirstOrThrow(),
     job.user_id === null ? null : db.selectFrom('users').selectAll().where('id', '=', job.user_id).executeTakeFirst().then((row) => row ?? null),
-    db.selectFrom('ci_pipeline_variables').select(['key', 'encrypted_value']).where('pipeline_id', '=', job.pipeline_id).orderBy('id').execute(),
+    jobStoredVariables(db, job.project_id, job.pipeline_id),
   ])
-  const pipelineVariables = sealed.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) }))
+  const pipelineVariables = stored.pipeline.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) }))
+  const ciVariables = await jobCiVariableValues(ctx, stored.ci, job.project_id, pipeline.ref, pipeline.tag === 1)
   const options = readBuildOptions(job)
   const dependencies = assignment.dependencies.map(({ id, name, archive }) => ({
     id, name, artifactsFile: archive === null ? null : { filename: archive.filename, size: archive.size },
@@ -107,7 +110,7 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
   const fullPath = `${namespace.full_path}/${project.path}`
   const repoUrl = repoUrlWithToken(ctx.config.externalUrl, fullPath, token)
   const variables = jobVariables({
-    job, pipeline, project, namespace, runner, user, token, repoUrl, pipelineVariables, configPath,
+    job, pipeline, project, namespace, runner, user, token, repoUrl, pipelineVariables, ciVariables, configPath,
     commitMessage: message,
     baseUrl: ctx.config.externalUrl,
     serverVersion: COMPATIBLE_VERSION,
@@ -119,7 +122,7 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
     project: { id: project.id, name: project.name },
     git: {
       repoUrl, ref: pipeline.ref, tag: pipeline.tag === 1, sha: pipeline.sha, beforeSha: pipeline.before_sha,
-      depth: gitDepthOf([...readYamlVariables(job), ...pipelineVariables]),
+      depth: gitDepthOf(variables),
     },
     variables,
     dependencies,
