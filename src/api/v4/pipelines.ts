@@ -12,7 +12,7 @@ import { JOB_STATUSES } from '../../finders/jobs-finder.js'
 import { PIPELINE_ORDERS, PIPELINE_SCOPES, findPipeline, findPipelinePage } from '../../finders/pipelines-finder.js'
 import { usersById } from '../../finders/rows.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
-import { createPipeline } from '../../services/ci/create-pipeline.js'
+import { createPipeline, resolvePipelineRef } from '../../services/ci/create-pipeline.js'
 import { canRunCiFor } from '../../services/ci/ref-access.js'
 import { deletePipeline } from '../../services/ci/delete-pipeline.js'
 import { cancelPipeline, retryPipeline } from '../../services/ci/transitions.js'
@@ -68,15 +68,6 @@ async function presentView(req: FastifyRequest, loaded: LoadedProject, pipeline:
   return presentPipeline({ pipeline, user }, projectFullPath(loaded), presentCtx(req))
 }
 
-/** The commit and kind of a branch or tag name (a branch wins, as in the original); null when neither exists. */
-async function resolveRef(loaded: LoadedProject, req: FastifyRequest, ref: string): Promise<{ sha: string; tag: boolean } | null> {
-  const repo = req.ingot.repositories.open(loaded.project.id)
-  const branch = await repo.resolveCommit(`${BRANCH_PREFIX}${ref}`)
-  if (branch !== null) return { sha: branch, tag: false }
-  const tag = await repo.resolveCommit(`${TAG_PREFIX}${ref}`)
-  return tag === null ? null : { sha: tag, tag: true }
-}
-
 const pipelines: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/projects/:id/pipelines', {
     config: { auth: 'optional' },
@@ -113,7 +104,7 @@ const pipelines: FastifyPluginAsyncTypebox = async (app) => {
     if (variables?.some((variable) => !VARIABLE_KEY.test(variable.key))) {
       throw validationFailed({ 'variables.key': ['can contain only letters, digits and \'_\'.'] })
     }
-    const target = await resolveRef(loaded, req, ref)
+    const target = await resolvePipelineRef(req.ingot, loaded.project.id, ref)
     if (target === null) throw validationFailed({ base: ['Reference not found'] })
     if (!await canRunCiFor(req.ingot.db, actor, loaded, ref, target.tag)) throw validationFailed({ base: ['Insufficient permissions for protected ref'] })
     const result = await createPipeline(req.ingot, {

@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js'
 import type { CiPipelineRow, CiPipelineSource, NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { lockRow } from '../../db/locks.js'
 import type { Commit, GitRepository } from '../../git/repository.js'
+import { BRANCH_PREFIX, TAG_PREFIX } from '../../git/ref-names.js'
 import { cleanTreePath } from '../../git/tree.js'
 import { buildRowOf } from './build-options.js'
 import { jobIncluded, type PipelineContext, type PipelineSource } from './config/job-rules.js'
@@ -38,6 +39,8 @@ export interface CreatePipelineInput {
   changedPaths?: readonly string[]
   /** Variables given with the request (`variables[]`), sealed at rest. */
   variables?: readonly { key: string; value: string }[]
+  /** The pipeline schedule it runs for (source schedule). */
+  pipelineScheduleId?: number
   /** Keep a failed pipeline with yaml_errors for a file that does not read (pushes), instead of only answering the error. */
   saveOnConfigError: boolean
 }
@@ -72,6 +75,15 @@ async function readCiFile(repo: GitRepository, project: ProjectRow, sha: string)
   return path === null || content === null ? null : { path, content }
 }
 
+/** The commit and kind of a branch or tag name (a branch wins, as in the original); null when neither exists. */
+export async function resolvePipelineRef(ctx: AppContext, projectId: number, ref: string): Promise<{ sha: string; tag: boolean } | null> {
+  const repo = ctx.repositories.open(projectId)
+  const branch = await repo.resolveCommit(`${BRANCH_PREFIX}${ref}`)
+  if (branch !== null) return { sha: branch, tag: false }
+  const tag = await repo.resolveCommit(`${TAG_PREFIX}${ref}`)
+  return tag === null ? null : { sha: tag, tag: true }
+}
+
 export async function createPipeline(ctx: AppContext, input: CreatePipelineInput): Promise<CreatePipelineResult> {
   const repo = ctx.repositories.open(input.project.id)
   const commit = await repo.readCommit(input.sha)
@@ -98,7 +110,7 @@ export async function createPipeline(ctx: AppContext, input: CreatePipelineInput
 function pipelineRow(input: CreatePipelineInput, commit: Commit, now: number) {
   return {
     project_id: input.project.id, ref: input.ref, tag: input.tag ? 1 as const : 0 as const, sha: input.sha, before_sha: input.beforeSha,
-    source: input.source, user_id: input.userId, committed_at: commit.committer.time * 1000, created_at: now, updated_at: now,
+    source: input.source, user_id: input.userId, pipeline_schedule_id: input.pipelineScheduleId ?? null, committed_at: commit.committer.time * 1000, created_at: now, updated_at: now,
   }
 }
 

@@ -155,6 +155,7 @@ export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
     CI_JOB_STAGE: job.stage,
     ...commit,
     CI_COMMIT_SHORT_SHA: pipeline.sha.slice(0, 8),
+    ...(pipeline.source === 'trigger' ? { CI_PIPELINE_TRIGGERED: 'true' } : {}),
     ...(pipeline.tag === 1 ? {} : { CI_COMMIT_BRANCH: pipeline.ref }),
     ...(job.when === 'manual' ? { CI_JOB_MANUAL: 'true' } : {}),
     ...(options.parallel === null ? {} : { CI_NODE_INDEX: String(options.parallel.index) }),
@@ -167,6 +168,7 @@ export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
     CI_BUILD_NAME: job.name,
     CI_BUILD_STAGE: job.stage,
     ...(pipeline.tag === 1 ? { CI_BUILD_TAG: pipeline.ref } : {}),
+    ...(pipeline.source === 'trigger' ? { CI_BUILD_TRIGGERED: 'true' } : {}),
     ...(job.when === 'manual' ? { CI_BUILD_MANUAL: 'true' } : {}),
   })
   add({
