@@ -9,7 +9,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { commitFiles } from '../helpers/git.js'
 import { makeProject, makeUser } from '../helpers/factories.js'
 import { makeRunner, requestJob } from '../helpers/runners.js'
-import { newPipeline, runJob } from '../helpers/running-jobs.js'
+import { MULTIPART_TYPE, multipartBody, newPipeline, rawRequest, runJob } from '../helpers/running-jobs.js'
 import { expectPaginates } from '../shared/pagination.js'
 import { expectStatuses, makeMatrix, type Matrix } from '../shared/permission-matrix.js'
 import { createTrigger, openTriggerToken } from '../../src/services/ci/triggers.js'
@@ -159,6 +159,11 @@ describe('pipeline triggers API', () => {
       })
       assert.equal(form.status, 201, form.text)
       assert.deepEqual(await pipelineVariables(form.body.id), [['ONE', '1'], ['TWO', 'two']])
+      // curl --form, as the original's documentation shows it.
+      const multipart = await rawRequest(t, 'POST', `${base}/trigger/pipeline`, { 'content-type': MULTIPART_TYPE },
+        multipartBody(null, { token, ref: 'master', 'variables[FORM]': 'multi' }))
+      assert.equal(multipart.status, 201, multipart.text)
+      assert.deepEqual(await pipelineVariables((multipart.body as { id: number }).id), [['FORM', 'multi']])
       const query = await t.api('POST', `${base}/ref/master/trigger/pipeline`, { token: null, query: { token } })
       assert.equal(query.status, 201, query.text)
       assert.equal(query.body.ref, 'master')
