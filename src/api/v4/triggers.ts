@@ -15,7 +15,7 @@ import {
   createTrigger, deleteTrigger, findTrigger, findTriggerPage, openTriggerToken, shortTriggerToken, triggerPipeline, updateTrigger,
 } from '../../services/ci/triggers.js'
 import { ApiError, apiError, forbidden, invalidParam, notFound, validationFailed } from '../../common/errors.js'
-import { loadProjectFor, requireActor, type LoadedProject } from '../load.js'
+import { loadProjectFor, requireActor } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { IdParams, Pagination } from '../params.js'
 import { presentCtx } from '../present.js'
@@ -78,8 +78,8 @@ function requiredParams(params: { ref?: string | undefined; token?: string | und
 
 const triggers: FastifyPluginAsyncTypebox = async (app) => {
   async function runTrigger(req: FastifyRequest, idOrPath: string, params: Static<typeof TriggerPipelineParams>) {
-    const variables = triggerVariables(params.variables)
     const { ref, token } = requiredParams(params)
+    const variables = triggerVariables(params.variables)
     const found = await findProjectByIdOrPath(req.ingot.db, idOrPath)
     if (found === null) throw notFound()
     const result = await triggerPipeline(req.ingot, { ...found, token, ref, variables })
@@ -133,7 +133,7 @@ const triggers: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/projects/:id/triggers', {
     schema: { params: IdParams, body: Type.Object({ description: Type.String() }), response: { 201: Trigger } },
   }, async (req, reply) => {
-    const loaded: LoadedProject = await loadProjectFor(req, req.params.id, 'admin_build')
+    const loaded = await loadProjectFor(req, req.params.id, 'admin_build')
     const trigger = await createTrigger(req.ingot, loaded.project.id, requireActor(req).user.id, req.body.description)
     reply.code(201)
     return presentOne(req, trigger)

@@ -6,7 +6,7 @@
 // pipeline schedules (pipeline-schedules.ts).
 import { defineJobKind } from '../../jobs/kind.js'
 import { expireArtifacts } from './artifacts.js'
-import { runDueSchedules } from './pipeline-schedules.js'
+import { DUE_BATCH, runDueSchedules } from './pipeline-schedules.js'
 import { createPushPipeline, type PushPipelinePayload } from './pipeline-push-listener.js'
 import { archiveTrace, unarchivedTraceJobIds } from './trace.js'
 import { dropStaleJobs } from './stale-jobs.js'
@@ -94,7 +94,9 @@ export const RUN_PIPELINE_SCHEDULES = defineJobKind<null>({
   timeLimitMs: 5 * 60_000,
   concurrency: 1,
   cron: '* * * * *',
-  async run(ctx) {
-    await runDueSchedules(ctx, Date.now())
+  async run(ctx, _payload, job) {
+    // Each batch's schedules have moved on when it ends: the next batch reads those still due.
+    let read = DUE_BATCH
+    while (read === DUE_BATCH && !job.signal.aborted) read = await runDueSchedules(ctx, Date.now())
   },
 })

@@ -33,8 +33,8 @@ const INVALID_SYNTAX = ' is invalid syntax'
 const BLANK = 'can\'t be blank'
 const VARIABLE_KEY = /^[a-zA-Z0-9_]+$/
 const MAX_KEY_LENGTH = 255
-/** Schedules one run of the recurring job takes at most; the next minute's run goes on. */
-const DUE_BATCH = 100
+/** Due schedules read at once. */
+export const DUE_BATCH = 100
 
 function isTimeZone(name: string): boolean {
   if (name === '') return false
@@ -182,14 +182,15 @@ async function runSchedule(ctx: AppContext, schedule: CiPipelineScheduleRow): Pr
   return result.ok ? null : result.errors
 }
 
-/** Runs every active schedule due at `now` whose tick this process claims; the number of ticks it ran. */
+/**
+ * Runs a batch of the active schedules due at `now`, those whose tick this process claims: the
+ * number of due schedules read (DUE_BATCH when more may wait).
+ */
 export async function runDueSchedules(ctx: AppContext, now: number): Promise<number> {
   const due = await ctx.db.selectFrom('ci_pipeline_schedules').selectAll()
     .where('active', '=', 1).where('next_run_at', '<=', now).orderBy('next_run_at').limit(DUE_BATCH).execute()
-  let ran = 0
   for (const schedule of due) {
     if (!await claimTick(ctx.db, schedule, now)) continue
-    ran++
     try {
       const errors = await runSchedule(ctx, schedule)
       if (errors !== null) ctx.log.info({ scheduleId: schedule.id, errors }, 'a pipeline schedule created no pipeline')
@@ -197,5 +198,5 @@ export async function runDueSchedules(ctx: AppContext, now: number): Promise<num
       ctx.log.error({ err, scheduleId: schedule.id }, 'a pipeline schedule failed to create its pipeline')
     }
   }
-  return ran
+  return due.length
 }
