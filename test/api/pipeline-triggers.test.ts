@@ -198,6 +198,7 @@ describe('pipeline triggers API', () => {
         [{ token, ref: '' }, { error: 'ref is empty' }],
         [{ token, ref: 'master', variables: { A: 1 } }, { message: 'variables needs to be a map of key-valued strings' }],
         [{ token, ref: 'master', variables: ['A'] }, { error: 'variables is invalid' }],
+        [{ token, ref: 'master', variables: { 'bad key': 'x' } }, { message: { base: ['Failed to persist the pipeline: Validation failed: Variables is invalid'] } }],
         [{ token, ref: 'nope' }, { message: { base: ['Reference not found'] } }],
       ]
       for (const [body, expected] of cases) {

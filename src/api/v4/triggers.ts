@@ -11,6 +11,7 @@ import { projectFullPath } from '../../entities/project.js'
 import { Trigger, presentTrigger } from '../../entities/trigger.js'
 import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
 import { usersById } from '../../finders/rows.js'
+import { isVariableKey } from '../../services/ci/create-pipeline.js'
 import {
   createTrigger, deleteTrigger, findTrigger, findTriggerPage, openTriggerToken, shortTriggerToken, triggerPipeline, updateTrigger,
 } from '../../services/ci/triggers.js'
@@ -66,6 +67,10 @@ function triggerVariables(value: unknown): Record<string, string> {
   if (typeof value !== 'object' || Array.isArray(value)) throw invalidParam('variables')
   const entries = Object.entries(value)
   if (!entries.every(([, item]) => typeof item === 'string')) throw apiError(400, 'variables needs to be a map of key-valued strings')
+  // The original's pipeline variables refuse such a key when the pipeline is saved.
+  if (!entries.every(([key]) => isVariableKey(key))) {
+    throw validationFailed({ base: ['Failed to persist the pipeline: Validation failed: Variables is invalid'] })
+  }
   return Object.fromEntries(entries) as Record<string, string>
 }
 

@@ -11,6 +11,7 @@ import type { CiPipelineRow, CiPipelineScheduleRow } from '../../db/schema.js'
 import type { FieldErrors } from '../../common/errors.js'
 import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
 import { paginate, type Page, type PaginationQuery } from '../../common/pages.js'
+import { MAX_VARIABLE_KEY_LENGTH, VARIABLE_KEY_CHARACTERS } from './create-pipeline.js'
 import { createPipelineAsOwner } from './owner-pipeline.js'
 
 export interface ScheduleFields {
@@ -31,8 +32,6 @@ export type ScheduleScope = 'active' | 'inactive'
 /** The original's message for a cron or a time zone it cannot read (with its leading space). */
 const INVALID_SYNTAX = ' is invalid syntax'
 const BLANK = 'can\'t be blank'
-const VARIABLE_KEY = /^[a-zA-Z0-9_]+$/
-const MAX_KEY_LENGTH = 255
 /** Due schedules read at once. */
 export const DUE_BATCH = 100
 
@@ -74,8 +73,8 @@ export function scheduleErrors(fields: ScheduleFields): FieldErrors {
 export function variableKeyErrors(key: string): FieldErrors {
   const messages: string[] = []
   if (key.trim() === '') messages.push(BLANK)
-  if (key.length > MAX_KEY_LENGTH) messages.push(`is too long (maximum is ${MAX_KEY_LENGTH} characters)`)
-  if (!VARIABLE_KEY.test(key)) messages.push('can contain only letters, digits and \'_\'.')
+  if (key.length > MAX_VARIABLE_KEY_LENGTH) messages.push(`is too long (maximum is ${MAX_VARIABLE_KEY_LENGTH} characters)`)
+  if (!VARIABLE_KEY_CHARACTERS.test(key)) messages.push('can contain only letters, digits and \'_\'.')
   return messages.length === 0 ? {} : { key: messages }
 }
 
