@@ -128,6 +128,15 @@ describe('pipeline schedules API', () => {
       const variable = (token: string | null) => t.api('POST', `${path}/variables`, { token, body: { key: `K${Math.random().toString(36).slice(2)}`, value: 'v' } })
       assert.equal((await variable(other.token)).status, 403)
       await expectStatuses(m, variable, { developer: 201, maintainer: 201 })
+      const variablePath = `${path}/variables/SHARED`
+      await t.api('POST', `${path}/variables`, { token: m.tokens.developer, body: { key: 'SHARED', value: 'v' } })
+      await expectStatuses(m, (token) => t.api('PUT', variablePath, { token, body: { value: 'w' } }), {
+        anonymous: 401, nonMember: 404, reporter: 404, developer: 200, maintainer: 200,
+      })
+      assert.equal((await t.api('PUT', variablePath, { token: other.token, body: { value: 'x' } })).status, 403)
+      assert.equal((await t.api('DELETE', variablePath, { token: other.token })).status, 403)
+      await expectStatuses(m, (token) => t.api('DELETE', path, { token }), { anonymous: 401, nonMember: 404, guest: 404, reporter: 404 })
+      assert.equal((await t.api('DELETE', variablePath, { token: m.tokens.maintainer })).status, 202)
       assert.equal((await t.api('DELETE', path, { token: other.token })).status, 403)
       assert.equal((await t.api('DELETE', path, { token: m.tokens.developer })).status, 204)
       assert.equal((await t.api('GET', path, { token: m.tokens.developer })).status, 404)
