@@ -118,7 +118,8 @@ export async function createPipeline(ctx: AppContext, input: CreatePipelineInput
 function pipelineRow(input: CreatePipelineInput, commit: Commit, now: number) {
   return {
     project_id: input.project.id, ref: input.ref, tag: input.tag ? 1 as const : 0 as const, sha: input.sha, before_sha: input.beforeSha,
-    source: input.source, user_id: input.userId, pipeline_schedule_id: input.pipelineScheduleId ?? null, committed_at: commit.committer.time * 1000, created_at: now, updated_at: now,
+    source: input.source, user_id: input.userId, pipeline_schedule_id: input.pipelineScheduleId ?? null,
+    committed_at: commit.committer.time * 1000, created_at: now, updated_at: now,
   }
 }
 
