@@ -11,7 +11,8 @@ import path from 'node:path'
 import { readOrCreateKeyFile } from './key-file.js'
 
 /** What a secret is for; each purpose has a key of its own. Add one per new kind of secret. */
-export type SecretPurpose = 'web_hooks.token' | 'integrations.secrets' | 'ci.pipeline_variables' | 'ci.variables'
+export type SecretPurpose = 'web_hooks.token' | 'integrations.secrets' | 'ci.pipeline_variables' | 'ci.variables' | 'ci.triggers'
+  | 'ci.pipeline_schedule_variables'
 
 /** The file of the key generated at first start, in the data directory. */
 export const SECRET_KEY_FILE = 'secret.key'

@@ -729,6 +729,8 @@ export interface CiPipelinesTable {
   /** Seconds some job of the pipeline ran (overlaps once). */
   duration: number | null
   coverage: string | null
+  /** The pipeline schedule that created it (source schedule), while the schedule exists. */
+  pipeline_schedule_id: number | null
   created_at: number
   updated_at: number
 }
@@ -752,6 +754,49 @@ export interface CiVariablesTable {
   encrypted_value: string
   /** 1: only for jobs of protected branches and tags. */
   protected: Generated<Flag>
+}
+
+/** A pipeline trigger: a token that creates pipelines of the project as its owner. */
+export interface CiTriggersTable {
+  id: Generated<number>
+  project_id: number
+  /** Who its pipelines are created for (the original's legacy triggers without an owner are not made). */
+  owner_id: number
+  description: string | null
+  /** SHA-256 of the token, to find a trigger by it. */
+  token_digest: string
+  /** The token sealed with the ci.triggers purpose: the owner is shown it whole. */
+  encrypted_token: string
+  last_used_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export interface CiPipelineSchedulesTable {
+  id: Generated<number>
+  project_id: number
+  /** Who its pipelines are created for; null once the owner is deleted (then it does not run). */
+  owner_id: number | null
+  description: string
+  /** A branch or tag name. */
+  ref: string
+  /** Five fields (services/ci/pipeline-schedules.ts). */
+  cron: string
+  /** An IANA time zone name. */
+  cron_timezone: string
+  /** The next time of the cron after the last run or change; null when the cron no longer reads. */
+  next_run_at: number | null
+  active: Generated<Flag>
+  created_at: number
+  updated_at: number
+}
+
+export interface CiPipelineScheduleVariablesTable {
+  id: Generated<number>
+  pipeline_schedule_id: number
+  key: string
+  /** Sealed with the ci.pipeline_schedule_variables purpose. */
+  encrypted_value: string
 }
 
 export type CiWhenColumn = 'on_success' | 'on_failure' | 'always' | 'manual' | 'delayed'
@@ -931,6 +976,9 @@ export interface Database {
   ci_pipelines: CiPipelinesTable
   ci_pipeline_variables: CiPipelineVariablesTable
   ci_variables: CiVariablesTable
+  ci_triggers: CiTriggersTable
+  ci_pipeline_schedules: CiPipelineSchedulesTable
+  ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable
   ci_builds: CiBuildsTable
   ci_build_trace_chunks: CiBuildTraceChunksTable
   ci_job_artifacts: CiJobArtifactsTable
@@ -976,6 +1024,8 @@ export type WebHookRow = Selectable<WebHooksTable>
 export type SessionRow = Selectable<SessionsTable>
 export type CiPipelineRow = Selectable<CiPipelinesTable>
 export type CiBuildRow = Selectable<CiBuildsTable>
+export type CiTriggerRow = Selectable<CiTriggersTable>
+export type CiPipelineScheduleRow = Selectable<CiPipelineSchedulesTable>
 export type CiJobArtifactRow = Selectable<CiJobArtifactsTable>
 export type CiJobArtifactEntryRow = Selectable<CiJobArtifactEntriesTable>
 export type CiRunnerRow = Selectable<CiRunnersTable>

@@ -1,7 +1,8 @@
 // Every kind of background job, each defined beside the capability that owns it. A process works
 // (and, on PostgreSQL, creates a pg-boss queue for) exactly the kinds listed here.
 import type { AnyJobKind } from './kind.js'
-import { ARCHIVE_MISSED_TRACES, ARCHIVE_TRACE, CREATE_PIPELINE, DROP_STALE_JOBS, ENQUEUE_DELAYED_JOB, EXPIRE_ARTIFACTS } from '../services/ci/jobs.js'
+import { ARCHIVE_MISSED_TRACES, ARCHIVE_TRACE, CREATE_PIPELINE, DROP_STALE_JOBS, ENQUEUE_DELAYED_JOB, EXPIRE_ARTIFACTS,
+  RUN_PIPELINE_SCHEDULES } from '../services/ci/jobs.js'
 import { PRUNE_OLD_EVENTS } from '../services/events/jobs.js'
 import { DELIVER_WEB_HOOK, FAN_OUT_WEB_HOOKS } from '../services/hooks/jobs.js'
 import { POST_CHAT_MESSAGE, SEND_PUSH_EMAIL } from '../services/integrations/jobs.js'
@@ -17,6 +18,6 @@ export const ALL_JOB_KINDS: readonly AnyJobKind[] = [
   SEND_PUSH_EMAIL, POST_CHAT_MESSAGE,
   RECHECK_MERGE_STATUS, RECOVER_STUCK_MERGES,
   REFRESH_STATISTICS, HOUSEKEEP_REPOSITORY,
-  CREATE_PIPELINE, ENQUEUE_DELAYED_JOB, ARCHIVE_TRACE, ARCHIVE_MISSED_TRACES, EXPIRE_ARTIFACTS, DROP_STALE_JOBS,
+  CREATE_PIPELINE, ENQUEUE_DELAYED_JOB, ARCHIVE_TRACE, ARCHIVE_MISSED_TRACES, EXPIRE_ARTIFACTS, DROP_STALE_JOBS, RUN_PIPELINE_SCHEDULES,
   PRUNE_OLD_EVENTS, END_EXPIRED_MEMBERSHIPS, PRUNE_EXPIRED_SESSIONS,
 ]

@@ -45,8 +45,9 @@ export type ProjectAbility =
   | 'read_build'         // the same, while jobs are enabled: jobs and their traces
   | 'create_pipeline'    // Developer, while jobs are enabled
   | 'update_build'       // Developer, while jobs are enabled: cancel, retry, play jobs and pipelines
-  | 'admin_build'        // Maintainer, while jobs are enabled: CI/CD variables
+  | 'admin_build'        // Maintainer, while jobs are enabled: CI/CD variables, pipeline triggers, any pipeline schedule
   | 'destroy_pipeline'   // Owner (and admins)
+  | 'read_pipeline_schedule' // Developer, while jobs are enabled
 
 /** What an archived project refuses: every change of its code and collaboration content. */
 const CHANGES_CONTENT: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>([
@@ -54,6 +55,9 @@ const CHANGES_CONTENT: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>([
   'admin_merge_request', 'create_note', 'admin_note', 'create_snippet', 'admin_snippet', 'admin_milestone', 'destroy_milestone',
   'destroy_board_list', 'create_wiki', 'admin_wiki', 'create_pipeline', 'update_build', 'admin_build', 'destroy_pipeline',
 ])
+
+/** What a project with jobs disabled refuses to everyone. */
+const NEEDS_JOBS: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>(['create_pipeline', 'update_build', 'admin_build', 'read_pipeline_schedule'])
 
 /** Pipelines and jobs: Reporters and up, or whoever reads the project when its jobs are public, as the original's public_builds. */
 function canReadPipelines(actor: Actor | null, subject: ProjectSubject): boolean {
@@ -111,7 +115,7 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
   if (ability === 'create_merge_request_in') return project.merge_requests_enabled === 1 && canDownloadCode(actor, subject)
   // A disabled wiki is closed to administrators too.
   if ((ability === 'create_wiki' || ability === 'admin_wiki') && project.wiki_enabled !== 1) return false
-  if ((ability === 'create_pipeline' || ability === 'update_build' || ability === 'admin_build') && project.jobs_enabled !== 1) return false
+  if (NEEDS_JOBS.has(ability) && project.jobs_enabled !== 1) return false
   if (actor.user.admin) return true
   const level = subject.access.level
   switch (ability) {
@@ -134,7 +138,8 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'destroy_milestone':
     case 'create_wiki':
     case 'create_pipeline':
-    case 'update_build': return level >= DEVELOPER
+    case 'update_build':
+    case 'read_pipeline_schedule': return level >= DEVELOPER
     case 'create_note': return canReadProject(actor, project, subject.access)
     case 'admin_build':
     case 'admin_note':

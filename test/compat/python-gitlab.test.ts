@@ -6,6 +6,7 @@
 // registers an OAuth application (gl.applications) and works with a token from it (oauth_token=).
 // python/runners.py registers a runner (gl.runners.create) and works the runner API with it.
 // python/ci_variables.py works project and group CI/CD variables (project.variables, group.variables).
+// python/ci_triggers.py works pipeline triggers (and trigger_pipeline) and pipeline schedules.
 // Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -61,6 +62,14 @@ describe('compat: python-gitlab', () => {
     const script = path.join(import.meta.dirname, 'python', 'ci_variables.py')
     const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
       assert.fail(`python-gitlab CI/CD variables script failed:\n${err.stderr ?? err.message}`)
+    })
+    assert.equal(stdout.trim(), 'ok')
+  })
+
+  it('works pipeline triggers and pipeline schedules', { skip: pythonGitlabMissing() }, async () => {
+    const script = path.join(import.meta.dirname, 'python', 'ci_triggers.py')
+    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
+      assert.fail(`python-gitlab triggers script failed:\n${err.stderr ?? err.message}`)
     })
     assert.equal(stdout.trim(), 'ok')
   })

@@ -16,6 +16,7 @@ import { makeGroup, makeProject, makeUser, type TestUser } from '../helpers/fact
 import { startGitClient, type GitClient } from '../helpers/git-server.js'
 import { until } from '../helpers/jobs.js'
 import { projectFullPath } from '../helpers/projects.js'
+import { runDueSchedules } from '../../src/services/ci/pipeline-schedules.js'
 import { instanceRunnersToken } from '../../src/services/ci/runners/registration-tokens.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 
@@ -340,6 +341,42 @@ describe('ingot runner end to end', () => {
       }
       for (const value of Object.values(secrets)) assert.ok(!trace.includes(value), `${value} in the trace of ${ref}`)
     }
+  })
+
+  it('runs a triggered and a scheduled pipeline, their jobs given their variables', async () => {
+    const { project, sha } = await pushProject({
+      '.gitlab-ci.yml': [
+        'triggered:',
+        '  only: [triggers]',
+        '  script: [ \'echo "to=$DEPLOY_TO triggered=$CI_PIPELINE_TRIGGERED source=$CI_PIPELINE_SOURCE"\' ]',
+        'scheduled:',
+        '  only: [schedules]',
+        '  script: [ \'echo "nightly=$NIGHTLY source=$CI_PIPELINE_SOURCE"\' ]',
+      ].join('\n'),
+    })
+    const trigger = await t.api('POST', `/projects/${project.id}/triggers`, { token: owner.token, body: { description: 'e2e' } })
+    const triggered = await t.api('POST', `/projects/${project.id}/trigger/pipeline`, {
+      token: null, body: { token: trigger.body.token, ref: 'master', variables: { DEPLOY_TO: 'staging' } },
+    })
+    assert.equal(triggered.status, 201, triggered.text)
+    const byTrigger = await finishedPipeline(project, sha)
+    const [triggeredJob] = await jobsOf(project, byTrigger.id)
+    assert.equal(triggeredJob!.name, 'triggered')
+    assert.match(await traceOf(project, triggeredJob!.id), /^to=staging triggered=true source=trigger$/m)
+
+    const schedule = await t.api('POST', `/projects/${project.id}/pipeline_schedules`, {
+      token: owner.token, body: { description: 'nightly', ref: 'master', cron: '0 3 * * *' },
+    })
+    await t.api('POST', `/projects/${project.id}/pipeline_schedules/${schedule.body.id}/variables`, {
+      token: owner.token, body: { key: 'NIGHTLY', value: 'yes' },
+    })
+    await t.ctx.db.updateTable('ci_pipeline_schedules').set({ next_run_at: Date.now() - 1000 }).where('id', '=', schedule.body.id).execute()
+    await runDueSchedules(t.ctx, Date.now())
+    const bySchedule = await finishedPipeline(project, sha)
+    assert.notEqual(bySchedule.id, byTrigger.id)
+    const [scheduledJob] = await jobsOf(project, bySchedule.id)
+    assert.equal(scheduledJob!.name, 'scheduled')
+    assert.match(await traceOf(project, scheduledJob!.id), /^nightly=yes source=schedule$/m)
   })
 
   async function allJobs(projectId: number) {

@@ -28,6 +28,8 @@ import namespaces from './namespaces.js'
 import notes from './notes.js'
 import notificationSettings from './notification-settings.js'
 import pipelines from './pipelines.js'
+import pipelineSchedules from './pipeline-schedules.js'
+import triggers from './triggers.js'
 import projectHousekeeping from './project-housekeeping.js'
 import projectUploads from './project-uploads.js'
 import projectHooks from './project-hooks.js'
@@ -75,6 +77,8 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(notes)
   await app.register(notificationSettings)
   await app.register(pipelines)
+  await app.register(pipelineSchedules)
+  await app.register(triggers)
   await app.register(projectHousekeeping)
   await app.register(projectUploads)
   await app.register(projectHooks)

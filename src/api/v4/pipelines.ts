@@ -12,7 +12,7 @@ import { JOB_STATUSES } from '../../finders/jobs-finder.js'
 import { PIPELINE_ORDERS, PIPELINE_SCOPES, findPipeline, findPipelinePage } from '../../finders/pipelines-finder.js'
 import { usersById } from '../../finders/rows.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
-import { createPipeline } from '../../services/ci/create-pipeline.js'
+import { createPipeline, isVariableKey, resolvePipelineRef } from '../../services/ci/create-pipeline.js'
 import { canRunCiFor } from '../../services/ci/ref-access.js'
 import { deletePipeline } from '../../services/ci/delete-pipeline.js'
 import { cancelPipeline, retryPipeline } from '../../services/ci/transitions.js'
@@ -36,9 +36,6 @@ const ListQuery = Type.Object({
   order_by: OneOf<typeof PIPELINE_ORDERS[number]>(PIPELINE_ORDERS, { default: 'id' }),
   sort: SortParam('desc'),
 })
-
-/** The original's rule for a pipeline variable's key. */
-const VARIABLE_KEY = /^[a-zA-Z0-9_]{1,255}$/
 
 const CreateBody = Type.Object({
   ref: Type.String({ minLength: 1, description: 'A branch or tag' }),
@@ -66,15 +63,6 @@ async function presentCurrent(req: FastifyRequest, loaded: LoadedProject, pipeli
 async function presentView(req: FastifyRequest, loaded: LoadedProject, pipeline: CiPipelineRow) {
   const user = pipeline.user_id === null ? null : (await usersById(req.ingot.db, [pipeline.user_id])).get(pipeline.user_id) ?? null
   return presentPipeline({ pipeline, user }, projectFullPath(loaded), presentCtx(req))
-}
-
-/** The commit and kind of a branch or tag name (a branch wins, as in the original); null when neither exists. */
-async function resolveRef(loaded: LoadedProject, req: FastifyRequest, ref: string): Promise<{ sha: string; tag: boolean } | null> {
-  const repo = req.ingot.repositories.open(loaded.project.id)
-  const branch = await repo.resolveCommit(`${BRANCH_PREFIX}${ref}`)
-  if (branch !== null) return { sha: branch, tag: false }
-  const tag = await repo.resolveCommit(`${TAG_PREFIX}${ref}`)
-  return tag === null ? null : { sha: tag, tag: true }
 }
 
 const pipelines: FastifyPluginAsyncTypebox = async (app) => {
@@ -110,10 +98,10 @@ const pipelines: FastifyPluginAsyncTypebox = async (app) => {
     const actor = requireActor(req)
     const loaded = await loadProjectFor(req, req.params.id, 'create_pipeline')
     const { ref, variables } = req.body
-    if (variables?.some((variable) => !VARIABLE_KEY.test(variable.key))) {
+    if (variables?.some((variable) => !isVariableKey(variable.key))) {
       throw validationFailed({ 'variables.key': ['can contain only letters, digits and \'_\'.'] })
     }
-    const target = await resolveRef(loaded, req, ref)
+    const target = await resolvePipelineRef(req.ingot, loaded.project.id, ref)
     if (target === null) throw validationFailed({ base: ['Reference not found'] })
     if (!await canRunCiFor(req.ingot.db, actor, loaded, ref, target.tag)) throw validationFailed({ base: ['Insufficient permissions for protected ref'] })
     const result = await createPipeline(req.ingot, {

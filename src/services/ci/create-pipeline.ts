@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js'
 import type { CiPipelineRow, CiPipelineSource, NamespaceRow, ProjectRow } from '../../db/schema.js'
 import { lockRow } from '../../db/locks.js'
 import type { Commit, GitRepository } from '../../git/repository.js'
+import { BRANCH_PREFIX, TAG_PREFIX } from '../../git/ref-names.js'
 import { cleanTreePath } from '../../git/tree.js'
 import { buildRowOf } from './build-options.js'
 import { jobIncluded, type PipelineContext, type PipelineSource } from './config/job-rules.js'
@@ -20,6 +21,14 @@ import { ciVariablesForRef } from './ci-variables.js'
 export const DEFAULT_CI_CONFIG_PATHS = ['.service-ci.yml', '.gitlab-ci.yml']
 /** Bigger files are not read (the CI file reader refuses more than 1 MiB anyway). */
 const MAX_READ_BYTES = 4 * 1024 * 1024
+
+/** The original's rule for the key of a variable (of a pipeline, a schedule): letters, digits and `_`. */
+export const VARIABLE_KEY_CHARACTERS = /^[a-zA-Z0-9_]+$/
+export const MAX_VARIABLE_KEY_LENGTH = 255
+
+export function isVariableKey(key: string): boolean {
+  return key.length <= MAX_VARIABLE_KEY_LENGTH && VARIABLE_KEY_CHARACTERS.test(key)
+}
 
 export const MISSING_CI_CONFIG = 'Missing CI config file'
 export const NO_JOBS = 'No stages / jobs for this pipeline.'
@@ -39,6 +48,8 @@ export interface CreatePipelineInput {
   changedPaths?: readonly string[]
   /** Variables given with the request (`variables[]`), sealed at rest. */
   variables?: readonly { key: string; value: string }[]
+  /** The pipeline schedule it runs for (source schedule). */
+  pipelineScheduleId?: number
   /** Keep a failed pipeline with yaml_errors for a file that does not read (pushes), instead of only answering the error. */
   saveOnConfigError: boolean
 }
@@ -73,6 +84,15 @@ async function readCiFile(repo: GitRepository, project: ProjectRow, sha: string)
   return path === null || content === null ? null : { path, content }
 }
 
+/** The commit and kind of a branch or tag name (a branch wins, as in the original); null when neither exists. */
+export async function resolvePipelineRef(ctx: AppContext, projectId: number, ref: string): Promise<{ sha: string; tag: boolean } | null> {
+  const repo = ctx.repositories.open(projectId)
+  const branch = await repo.resolveCommit(`${BRANCH_PREFIX}${ref}`)
+  if (branch !== null) return { sha: branch, tag: false }
+  const tag = await repo.resolveCommit(`${TAG_PREFIX}${ref}`)
+  return tag === null ? null : { sha: tag, tag: true }
+}
+
 export async function createPipeline(ctx: AppContext, input: CreatePipelineInput): Promise<CreatePipelineResult> {
   const repo = ctx.repositories.open(input.project.id)
   const commit = await repo.readCommit(input.sha)
@@ -101,7 +121,8 @@ export async function createPipeline(ctx: AppContext, input: CreatePipelineInput
 function pipelineRow(input: CreatePipelineInput, commit: Commit, now: number) {
   return {
     project_id: input.project.id, ref: input.ref, tag: input.tag ? 1 as const : 0 as const, sha: input.sha, before_sha: input.beforeSha,
-    source: input.source, user_id: input.userId, committed_at: commit.committer.time * 1000, created_at: now, updated_at: now,
+    source: input.source, user_id: input.userId, pipeline_schedule_id: input.pipelineScheduleId ?? null,
+    committed_at: commit.committer.time * 1000, created_at: now, updated_at: now,
   }
 }
 

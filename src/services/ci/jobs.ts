@@ -2,9 +2,11 @@
 // job moved to pending when its `start_in` has passed (enqueued for that time by transitions.ts),
 // the trace of each job that ended archived into blob storage (trace.ts; enqueued by
 // transitions.ts, and by a sweep for those a lost job left in chunks), expired artifacts deleted
-// (artifacts.ts), and the sweep of stale jobs (stale-jobs.ts).
+// (artifacts.ts), the sweep of stale jobs (stale-jobs.ts), and each minute the pipelines of due
+// pipeline schedules (pipeline-schedules.ts).
 import { defineJobKind } from '../../jobs/kind.js'
 import { expireArtifacts } from './artifacts.js'
+import { DUE_BATCH, runDueSchedules } from './pipeline-schedules.js'
 import { createPushPipeline, type PushPipelinePayload } from './pipeline-push-listener.js'
 import { archiveTrace, unarchivedTraceJobIds } from './trace.js'
 import { dropStaleJobs } from './stale-jobs.js'
@@ -83,5 +85,18 @@ export const DROP_STALE_JOBS = defineJobKind<null>({
   async run(ctx) {
     const dropped = await dropStaleJobs(ctx)
     if (dropped.stuck + dropped.timedOut > 0) ctx.log.info(dropped, 'failed stale CI jobs')
+  },
+})
+
+export const RUN_PIPELINE_SCHEDULES = defineJobKind<null>({
+  name: 'ci.run_pipeline_schedules',
+  attempts: 1,
+  timeLimitMs: 5 * 60_000,
+  concurrency: 1,
+  cron: '* * * * *',
+  async run(ctx, _payload, job) {
+    // Each batch's schedules have moved on when it ends: the next batch reads those still due.
+    let read = DUE_BATCH
+    while (read === DUE_BATCH && !job.signal.aborted) read = await runDueSchedules(ctx, Date.now())
   },
 })

@@ -12,6 +12,8 @@ const SEALED_COLUMNS: readonly { table: string; column: string; purpose: SecretP
   { table: 'integrations', column: 'encrypted_properties', purpose: 'integrations.secrets' },
   { table: 'ci_pipeline_variables', column: 'encrypted_value', purpose: 'ci.pipeline_variables' },
   { table: 'ci_variables', column: 'encrypted_value', purpose: 'ci.variables' },
+  { table: 'ci_triggers', column: 'encrypted_token', purpose: 'ci.triggers' },
+  { table: 'ci_pipeline_schedule_variables', column: 'encrypted_value', purpose: 'ci.pipeline_schedule_variables' },
 ]
 
 const BATCH = 500
