@@ -46,13 +46,18 @@ export type ProjectAbility =
   | 'create_pipeline'    // Developer, while jobs are enabled
   | 'update_build'       // Developer, while jobs are enabled: cancel, retry, play jobs and pipelines
   | 'destroy_pipeline'   // Owner (and admins)
+  | 'read_environment'   // Reporter, while jobs are enabled: environments and deployments
+  | 'update_environment' // Developer, while jobs are enabled: create, edit, delete and stop environments
 
 /** What an archived project refuses: every change of its code and collaboration content. */
 const CHANGES_CONTENT: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>([
   'push_code', 'create_issue', 'admin_issue', 'destroy_issue', 'create_merge_request_in', 'create_merge_request_from',
   'admin_merge_request', 'create_note', 'admin_note', 'create_snippet', 'admin_snippet', 'admin_milestone', 'destroy_milestone',
-  'destroy_board_list', 'create_wiki', 'admin_wiki', 'create_pipeline', 'update_build', 'destroy_pipeline',
+  'destroy_board_list', 'create_wiki', 'admin_wiki', 'create_pipeline', 'update_build', 'destroy_pipeline', 'update_environment',
 ])
+
+/** What a project with jobs disabled refuses, to administrators too. */
+const JOBS_ABILITIES: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>(['create_pipeline', 'update_build', 'read_environment', 'update_environment'])
 
 /** Pipelines and jobs: Reporters and up, or whoever reads the project when its jobs are public, as the original's public_builds. */
 function canReadPipelines(actor: Actor | null, subject: ProjectSubject): boolean {
@@ -110,11 +115,12 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
   if (ability === 'create_merge_request_in') return project.merge_requests_enabled === 1 && canDownloadCode(actor, subject)
   // A disabled wiki is closed to administrators too.
   if ((ability === 'create_wiki' || ability === 'admin_wiki') && project.wiki_enabled !== 1) return false
-  if ((ability === 'create_pipeline' || ability === 'update_build') && project.jobs_enabled !== 1) return false
+  if (JOBS_ABILITIES.has(ability) && project.jobs_enabled !== 1) return false
   if (actor.user.admin) return true
   const level = subject.access.level
   switch (ability) {
-    case 'read_statistics': return level >= REPORTER
+    case 'read_statistics':
+    case 'read_environment': return level >= REPORTER
     case 'push_code': return level >= DEVELOPER
     case 'admin_project':
     case 'admin_project_member': return level >= MAINTAINER || isProjectOwner(actor, subject)
@@ -133,7 +139,8 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'destroy_milestone':
     case 'create_wiki':
     case 'create_pipeline':
-    case 'update_build': return level >= DEVELOPER
+    case 'update_build':
+    case 'update_environment': return level >= DEVELOPER
     case 'create_note': return canReadProject(actor, project, subject.access)
     case 'admin_note':
     case 'admin_snippet':

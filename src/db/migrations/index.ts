@@ -24,6 +24,7 @@ import * as m0019 from './0019_commit_statuses.js'
 import * as m0020 from './0020_ci_runners.js'
 import * as m0022 from './0022_runner_protocol.js'
 import * as m0023 from './0023_ci_traces_and_artifacts.js'
+import * as m0026 from './0026_environments.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -53,5 +54,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0020_ci_runners': m0020,
     '0022_runner_protocol': m0022,
     '0023_ci_traces_and_artifacts': m0023,
+    '0026_environments': m0026,
   }
 }

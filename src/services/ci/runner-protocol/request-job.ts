@@ -11,6 +11,7 @@ import { COMPATIBLE_VERSION, ingotRevision } from '../../../revision.js'
 import { readBuildOptions, readYamlVariables } from '../build-options.js'
 import { ciFilePath, DEFAULT_CI_CONFIG_PATHS } from '../create-pipeline.js'
 import { JOB_TOKEN_LOGIN, jobVariables } from '../variables.js'
+import { findJobEnvironment } from '../environments.js'
 import { assignJob, queueValue, type RunnerFeatures } from './assign-job.js'
 import type { Dependency } from './dependencies.js'
 import { ImmutableMemo } from '../../../git/memo.js'
@@ -89,16 +90,17 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
   const { db } = ctx
   const { taken: job, token } = assignment
   // Read side by side: on PostgreSQL each on its own connection.
-  const [pipeline, { namespace_full_path, ...project }, user, sealed] = await Promise.all([
+  const options = readBuildOptions(job)
+  const [pipeline, { namespace_full_path, ...project }, user, sealed, environment] = await Promise.all([
     db.selectFrom('ci_pipelines').selectAll().where('id', '=', job.pipeline_id).executeTakeFirstOrThrow(),
     db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
       .selectAll('projects').select('namespaces.full_path as namespace_full_path')
       .where('projects.id', '=', job.project_id).executeTakeFirstOrThrow(),
     job.user_id === null ? null : db.selectFrom('users').selectAll().where('id', '=', job.user_id).executeTakeFirst().then((row) => row ?? null),
     db.selectFrom('ci_pipeline_variables').select(['key', 'encrypted_value']).where('pipeline_id', '=', job.pipeline_id).orderBy('id').execute(),
+    options.environment === null ? null : findJobEnvironment(db, job.project_id, options.environment.name),
   ])
   const pipelineVariables = sealed.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) }))
-  const options = readBuildOptions(job)
   const dependencies = assignment.dependencies.map(({ id, name, archive }) => ({
     id, name, artifactsFile: archive === null ? null : { filename: archive.filename, size: archive.size },
   }))
@@ -107,7 +109,7 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
   const fullPath = `${namespace.full_path}/${project.path}`
   const repoUrl = repoUrlWithToken(ctx.config.externalUrl, fullPath, token)
   const variables = jobVariables({
-    job, pipeline, project, namespace, runner, user, token, repoUrl, pipelineVariables, configPath,
+    job, pipeline, project, namespace, runner, user, token, repoUrl, pipelineVariables, configPath, environment,
     commitMessage: message,
     baseUrl: ctx.config.externalUrl,
     serverVersion: COMPATIBLE_VERSION,
