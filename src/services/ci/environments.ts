@@ -53,6 +53,11 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+/** A blank URL is none, as the original's nullify_external_url. */
+function externalUrlOf(url: string | null | undefined): string | null | undefined {
+  return url === undefined ? undefined : url === null || url.trim() === '' ? null : url
+}
+
 /** The original's validations of a name and an external URL, by field; null when both are fine. */
 export function environmentErrors(input: EnvironmentInput): FieldErrors | null {
   const errors: FieldErrors = {}
@@ -62,17 +67,12 @@ export function environmentErrors(input: EnvironmentInput): FieldErrors | null {
     if (input.name.length > MAX_LENGTH) add('name', 'is too long (maximum is 255 characters)')
     if (!ENVIRONMENT_NAME.test(input.name)) add('name', ENVIRONMENT_NAME_MESSAGE)
   }
-  const url = input.external_url
+  const url = externalUrlOf(input.external_url)
   if (url !== undefined && url !== null) {
     if (url.length > MAX_LENGTH) add('external_url', 'is too long (maximum is 255 characters)')
     if (!isHttpUrl(url)) add('external_url', 'must be a valid URL')
   }
   return Object.keys(errors).length === 0 ? null : errors
-}
-
-/** A blank URL is none, as the original's nullify_external_url. */
-function externalUrlOf(url: string | null | undefined): string | null | undefined {
-  return url === undefined ? undefined : url === null || url.trim() === '' ? null : url
 }
 
 const nameTaken = () => validationFailed({ name: ['has already been taken'] })
