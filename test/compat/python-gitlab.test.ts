@@ -5,6 +5,7 @@
 // when Content-Type is exactly `application/json`, as the original sends it. python/oauth.py
 // registers an OAuth application (gl.applications) and works with a token from it (oauth_token=).
 // python/runners.py registers a runner (gl.runners.create) and works the runner API with it.
+// python/environments.py deploys through a pipeline and works environments and deployments.
 // Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -52,6 +53,14 @@ describe('compat: python-gitlab', () => {
     const script = path.join(import.meta.dirname, 'python', 'runners.py')
     const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
       assert.fail(`python-gitlab runners script failed:\n${err.stderr ?? err.message}`)
+    })
+    assert.equal(stdout.trim(), 'ok')
+  })
+
+  it('deploys through a pipeline and works environments and deployments', { skip: pythonGitlabMissing() }, async () => {
+    const script = path.join(import.meta.dirname, 'python', 'environments.py')
+    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
+      assert.fail(`python-gitlab environments script failed:\n${err.stderr ?? err.message}`)
     })
     assert.equal(stdout.trim(), 'ok')
   })
