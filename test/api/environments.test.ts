@@ -10,6 +10,7 @@ import { makeRunner, requestJob, updateJob, type TestRunner } from '../helpers/r
 import { expectPaginates, expectRejectsBadPagination } from '../shared/pagination.js'
 import { expectStatuses, makeMatrix, type Matrix } from '../shared/permission-matrix.js'
 import { environmentSlug, expandVariables } from '../../src/services/ci/environments.js'
+import { finishJob, startJob } from '../../src/services/ci/transitions.js'
 
 describe('environment slugs', () => {
   it('makes the original\'s slugs', () => {
@@ -333,6 +334,42 @@ describe('environments and deployments', () => {
       } finally {
         await t.ctx.db.updateTable('projects').set({ jobs_enabled: 1 }).where('id', '=', m.project.id).execute()
       }
+    })
+  })
+
+  describe('on a protected branch or an archived project', () => {
+    let other: Matrix
+
+    before(async () => {
+      other = await makeMatrix(t)
+      await commitFiles(t, other.project.id, { '.gitlab-ci.yml': CI_FILE })
+      const protect = await t.api('POST', `/projects/${other.project.id}/protected_branches`, {
+        token: other.tokens.owner, body: { name: 'master', push_access_level: 40, merge_access_level: 40 },
+      })
+      assert.equal(protect.status, 201, protect.text)
+      const pipeline = await t.api('POST', `/projects/${other.project.id}/pipeline`, { token: other.tokens.maintainer, body: { ref: 'master' } })
+      assert.equal(pipeline.status, 201, pipeline.text)
+      for (const name of ['build', 'deploy']) {
+        const job = await t.ctx.db.selectFrom('ci_builds').select('id').where('pipeline_id', '=', pipeline.body.id).where('name', '=', name).executeTakeFirstOrThrow()
+        await startJob(t.ctx, job.id)
+        await finishJob(t.ctx, job.id, 'success')
+      }
+    })
+
+    it('refuses to stop for a Developer who may not run CI for the ref, before anything changes', async () => {
+      const environment = await t.ctx.db.selectFrom('environments').selectAll().where('project_id', '=', other.project.id).executeTakeFirstOrThrow()
+      const path = `/projects/${other.project.id}/environments/${environment.id}/stop`
+      assert.equal((await t.api('POST', path, { token: other.tokens.developer })).status, 403)
+      const unchanged = await t.ctx.db.selectFrom('environments').select('state').where('id', '=', environment.id).executeTakeFirstOrThrow()
+      assert.equal(unchanged.state, 'available')
+      assert.equal((await t.api('POST', path, { token: other.tokens.maintainer })).status, 200)
+    })
+
+    it('refuses changes while the project is archived, reads still work', async () => {
+      assert.equal((await t.api('POST', `/projects/${other.project.id}/archive`, { token: other.tokens.owner })).status, 201)
+      const create = await t.api('POST', `/projects/${other.project.id}/environments`, { token: other.tokens.maintainer, body: { name: 'late' } })
+      assert.equal(create.status, 403)
+      assert.equal((await t.api('GET', `/projects/${other.project.id}/deployments`, { token: other.tokens.reporter })).status, 200)
     })
   })
 })
