@@ -45,6 +45,8 @@ export interface EnvironmentInput {
 }
 
 function isHttpUrl(text: string): boolean {
+  // The URL parser would drop or escape control characters; the URL is stored as given.
+  if (/[\u0000-\u001f\u007f]/.test(text)) return false
   try {
     const url = new URL(text)
     return url.protocol === 'http:' || url.protocol === 'https:'
