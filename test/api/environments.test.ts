@@ -11,6 +11,7 @@ import { expectPaginates, expectRejectsBadPagination } from '../shared/paginatio
 import { expectStatuses, makeMatrix, type Matrix } from '../shared/permission-matrix.js'
 import { environmentSlug, expandVariables } from '../../src/services/ci/environments.js'
 import { finishJob, startJob } from '../../src/services/ci/transitions.js'
+import { deleteProject } from '../../src/services/projects/delete-project.js'
 
 describe('environment slugs', () => {
   it('makes the original\'s slugs', () => {
@@ -373,6 +374,12 @@ describe('environments and deployments', () => {
       const create = await t.api('POST', `/projects/${other.project.id}/environments`, { token: other.tokens.maintainer, body: { name: 'late' } })
       assert.equal(create.status, 403)
       assert.equal((await t.api('GET', `/projects/${other.project.id}/deployments`, { token: other.tokens.reporter })).status, 200)
+    })
+
+    it('goes with its project: environments and deployments deleted', async () => {
+      await deleteProject(t.ctx, other.project)
+      assert.deepEqual(await t.ctx.db.selectFrom('environments').select('id').where('project_id', '=', other.project.id).execute(), [])
+      assert.deepEqual(await t.ctx.db.selectFrom('deployments').select('id').where('project_id', '=', other.project.id).execute(), [])
     })
   })
 })
