@@ -4,7 +4,7 @@
 // environments and deployments APIs (who may do what, 404 for private projects, the 400s).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, countQueries, type TestApp } from '../helpers/app.js'
 import { commitFiles } from '../helpers/git.js'
 import { makeRunner, requestJob, updateJob, type TestRunner } from '../helpers/runners.js'
 import { expectPaginates, expectRejectsBadPagination } from '../shared/pagination.js'
@@ -197,6 +197,13 @@ describe('environments and deployments', () => {
       assert.deepEqual(badOrder.body, { error: 'order_by is invalid' })
       const badSort = await t.api('GET', `${base}/deployments`, { token: m.tokens.reporter, query: { sort: 'up' } })
       assert.equal(badSort.status, 400)
+    })
+
+    it('loads a page with one query each for environments, users and jobs, however long', async () => {
+      const few = await countQueries(t, () => t.api('GET', `${base}/deployments?per_page=1`, { token: m.tokens.reporter }))
+      const many = await countQueries(t, () => t.api('GET', `${base}/deployments?per_page=3`, { token: m.tokens.reporter }))
+      assert.equal(many.result.body.length, 3)
+      assert.equal(many.queries, few.queries)
     })
 
     it('is for signed-in Reporters and up; a private project is 404 to others', async () => {
