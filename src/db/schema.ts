@@ -383,7 +383,7 @@ export interface NotesTable {
 export interface InternalIdsTable {
   owner_type: 'project' | 'group'
   owner_id: number
-  usage: 'issues' | 'merge_requests' | 'milestones'
+  usage: 'issues' | 'merge_requests' | 'milestones' | 'deployments'
   last_value: number
 }
 
@@ -846,6 +846,37 @@ export interface CiBuildsTable {
   erased_by_id: Generated<number | null>
 }
 
+/** A place a project deploys to (services/ci/environments.ts). */
+export interface EnvironmentsTable {
+  id: Generated<number>
+  project_id: number
+  name: string
+  /** The name made fit for URLs and DNS, fixed when the environment is created. */
+  slug: string
+  external_url: string | null
+  state: Generated<'available' | 'stopped'>
+  created_at: number
+  updated_at: number
+}
+
+/** A successful CI job's deployment of a ref to an environment, numbered per project. */
+export interface DeploymentsTable {
+  id: Generated<number>
+  project_id: number
+  iid: number
+  environment_id: number
+  ref: string
+  tag: Generated<Flag>
+  sha: string
+  user_id: number | null
+  /** The job that deployed; null once it was deleted. */
+  deployable_id: number | null
+  /** The name of the manual job of the same pipeline that stops the environment. */
+  on_stop: string | null
+  created_at: number
+  updated_at: number
+}
+
 /** Bytes of a job's live trace at `start_offset`: one or more per append, at most TRACE_CHUNK_SIZE each (services/ci/trace.ts). */
 export interface CiBuildTraceChunksTable {
   build_id: number
@@ -974,6 +1005,8 @@ export interface Database {
   integrations: IntegrationsTable
   notification_settings: NotificationSettingsTable
   ci_pipelines: CiPipelinesTable
+  environments: EnvironmentsTable
+  deployments: DeploymentsTable
   ci_pipeline_variables: CiPipelineVariablesTable
   ci_variables: CiVariablesTable
   ci_triggers: CiTriggersTable
@@ -1029,3 +1062,5 @@ export type CiPipelineScheduleRow = Selectable<CiPipelineSchedulesTable>
 export type CiJobArtifactRow = Selectable<CiJobArtifactsTable>
 export type CiJobArtifactEntryRow = Selectable<CiJobArtifactEntriesTable>
 export type CiRunnerRow = Selectable<CiRunnersTable>
+export type EnvironmentRow = Selectable<EnvironmentsTable>
+export type DeploymentRow = Selectable<DeploymentsTable>

@@ -48,16 +48,21 @@ export type ProjectAbility =
   | 'admin_build'        // Maintainer, while jobs are enabled: CI/CD variables, pipeline triggers, any pipeline schedule
   | 'destroy_pipeline'   // Owner (and admins)
   | 'read_pipeline_schedule' // Developer, while jobs are enabled
+  | 'read_environment'   // Reporter, while jobs are enabled: environments and deployments
+  | 'update_environment' // Developer, while jobs are enabled: create, edit, delete and stop environments
 
 /** What an archived project refuses: every change of its code and collaboration content. */
 const CHANGES_CONTENT: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>([
   'push_code', 'create_issue', 'admin_issue', 'destroy_issue', 'create_merge_request_in', 'create_merge_request_from',
   'admin_merge_request', 'create_note', 'admin_note', 'create_snippet', 'admin_snippet', 'admin_milestone', 'destroy_milestone',
   'destroy_board_list', 'create_wiki', 'admin_wiki', 'create_pipeline', 'update_build', 'admin_build', 'destroy_pipeline',
+  'update_environment',
 ])
 
-/** What a project with jobs disabled refuses to everyone. */
-const NEEDS_JOBS: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>(['create_pipeline', 'update_build', 'admin_build', 'read_pipeline_schedule'])
+/** What a project with jobs disabled refuses, to administrators too. */
+const NEEDS_JOBS: ReadonlySet<ProjectAbility> = new Set<ProjectAbility>([
+  'create_pipeline', 'update_build', 'admin_build', 'read_pipeline_schedule', 'read_environment', 'update_environment',
+])
 
 /** Pipelines and jobs: Reporters and up, or whoever reads the project when its jobs are public, as the original's public_builds. */
 function canReadPipelines(actor: Actor | null, subject: ProjectSubject): boolean {
@@ -119,7 +124,8 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
   if (actor.user.admin) return true
   const level = subject.access.level
   switch (ability) {
-    case 'read_statistics': return level >= REPORTER
+    case 'read_statistics':
+    case 'read_environment': return level >= REPORTER
     case 'push_code': return level >= DEVELOPER
     case 'admin_project':
     case 'admin_project_member': return level >= MAINTAINER || isProjectOwner(actor, subject)
@@ -139,7 +145,8 @@ export function canOnProject(actor: Actor | null, subject: ProjectSubject, abili
     case 'create_wiki':
     case 'create_pipeline':
     case 'update_build':
-    case 'read_pipeline_schedule': return level >= DEVELOPER
+    case 'read_pipeline_schedule':
+    case 'update_environment': return level >= DEVELOPER
     case 'create_note': return canReadProject(actor, project, subject.access)
     case 'admin_build':
     case 'admin_note':

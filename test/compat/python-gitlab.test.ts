@@ -7,6 +7,7 @@
 // python/runners.py registers a runner (gl.runners.create) and works the runner API with it.
 // python/ci_variables.py works project and group CI/CD variables (project.variables, group.variables).
 // python/ci_triggers.py works pipeline triggers (and trigger_pipeline) and pipeline schedules.
+// python/environments.py deploys through a pipeline and works environments and deployments.
 // Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -70,6 +71,14 @@ describe('compat: python-gitlab', () => {
     const script = path.join(import.meta.dirname, 'python', 'ci_triggers.py')
     const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
       assert.fail(`python-gitlab triggers script failed:\n${err.stderr ?? err.message}`)
+    })
+    assert.equal(stdout.trim(), 'ok')
+  })
+
+  it('deploys through a pipeline and works environments and deployments', { skip: pythonGitlabMissing() }, async () => {
+    const script = path.join(import.meta.dirname, 'python', 'environments.py')
+    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
+      assert.fail(`python-gitlab environments script failed:\n${err.stderr ?? err.message}`)
     })
     assert.equal(stdout.trim(), 'ok')
   })

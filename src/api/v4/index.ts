@@ -19,6 +19,8 @@ import jobs from './jobs.js'
 import jobArtifacts from './job-artifacts.js'
 import runnerJobFiles from './runner-job-files.js'
 import commitStatuses from './commit-statuses.js'
+import deployments from './deployments.js'
+import environments from './environments.js'
 import labels from './labels.js'
 import members from './members.js'
 import milestones from './milestones.js'
@@ -68,6 +70,8 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(jobArtifacts)
   await app.register(runnerJobFiles)
   await app.register(commitStatuses)
+  await app.register(deployments)
+  await app.register(environments)
   await app.register(labels)
   await app.register(members)
   await app.register(milestones)

@@ -26,6 +26,7 @@ import * as m0022 from './0022_runner_protocol.js'
 import * as m0023 from './0023_ci_traces_and_artifacts.js'
 import * as m0024 from './0024_ci_variables.js'
 import * as m0025 from './0025_ci_triggers_and_schedules.js'
+import * as m0026 from './0026_environments.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -57,5 +58,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0023_ci_traces_and_artifacts': m0023,
     '0024_ci_variables': m0024,
     '0025_ci_triggers_and_schedules': m0025,
+    '0026_environments': m0026,
   }
 }

@@ -11,6 +11,7 @@ import { cleanTreePath } from '../../git/tree.js'
 import { buildRowOf } from './build-options.js'
 import { jobIncluded, type PipelineContext, type PipelineSource } from './config/job-rules.js'
 import { parseCiConfig } from './config/parse.js'
+import { ensureJobEnvironments } from './environments.js'
 import type { CiJob } from './config/types.js'
 import { processPipeline } from './status.js'
 import { afterProcessing } from './transitions.js'
@@ -115,7 +116,7 @@ export async function createPipeline(ctx: AppContext, input: CreatePipelineInput
   }
   const jobs = parsed.config.jobs.filter((job) => jobIncluded(job, { ...context, variables: { ...variables, ...job.variables, ...ciVariables, ...requested } }))
   if (jobs.length === 0) return { ok: false, errors: [NO_JOBS] }
-  return { ok: true, pipeline: await insertPipeline(ctx, input, commit, jobs) }
+  return { ok: true, pipeline: await insertPipeline(ctx, input, commit, jobs, (job) => ({ ...variables, ...job.variables, ...requested })) }
 }
 
 function pipelineRow(input: CreatePipelineInput, commit: Commit, now: number) {
@@ -133,8 +134,10 @@ async function insertFailedPipeline(ctx: AppContext, input: CreatePipelineInput,
     .returningAll().executeTakeFirstOrThrow()
 }
 
-/** The pipeline, its variables and its created jobs, then the first stage's jobs moved on, in one transaction. */
-async function insertPipeline(ctx: AppContext, input: CreatePipelineInput, commit: Commit, jobs: readonly CiJob[]): Promise<CiPipelineRow> {
+/** The pipeline, its variables, its jobs' environments and its created jobs, then the first stage's jobs moved on, in one transaction. */
+async function insertPipeline(
+  ctx: AppContext, input: CreatePipelineInput, commit: Commit, jobs: readonly CiJob[], variablesOf: (job: CiJob) => Record<string, string>,
+): Promise<CiPipelineRow> {
   const { pipeline, processed } = await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now()
     const { id } = await trx.insertInto('ci_pipelines').values({ ...pipelineRow(input, commit, now), status: 'created' })
@@ -146,7 +149,8 @@ async function insertPipeline(ctx: AppContext, input: CreatePipelineInput, commi
         .values({ pipeline_id: id, key, encrypted_value: ctx.secrets.seal('ci.pipeline_variables', value) }).execute()
     }
     const context = { pipelineId: id, projectId: input.project.id, userId: input.userId, now }
-    await trx.insertInto('ci_builds').values(jobs.map((job) => buildRowOf(job, context))).execute()
+    const deploying = await ensureJobEnvironments(trx, input.project.id, jobs, variablesOf, now)
+    await trx.insertInto('ci_builds').values(deploying.map((job) => buildRowOf(job, context))).execute()
     const processed = await processPipeline(trx, id, now)
     const pipeline = await trx.selectFrom('ci_pipelines').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
     return { pipeline, processed }

@@ -5,7 +5,8 @@
 // and a runner that cannot run a job fail it with dropJob. Once the transaction has committed,
 // delayed jobs that became scheduled are enqueued (jobs.ts), runners waiting for a job are told
 // when jobs became pending (pending-jobs-signal.ts), and the trace of each job that ended is
-// archived (trace.ts).
+// archived (trace.ts). A job with an environment that succeeds deploys in its finishing
+// transaction (deployments.ts).
 import { sql } from 'kysely'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
@@ -13,6 +14,7 @@ import { isPostgres } from '../../db/dialect.js'
 import { lockRow, shareRow } from '../../db/locks.js'
 import type { CiBuildRow, CiPipelineRow, CiStatus } from '../../db/schema.js'
 import { readBuildOptions, retriedRowOf } from './build-options.js'
+import { recordJobDeployment } from './deployments.js'
 import { ARCHIVE_TRACE, ENQUEUE_DELAYED_JOB } from './jobs.js'
 import { CANCELABLE_STATUSES, RETRYABLE_STATUSES, processPipeline, type ProcessedPipeline } from './status.js'
 
@@ -175,6 +177,7 @@ async function endJob(
       status: outcome, finished_at: now, updated_at: now, failure_reason: outcome === 'failed' ? failureReason : null,
     }).where('id', '=', jobId).execute()
     const finished = await lockedJob(trx, jobId)
+    if (outcome === 'success') await recordJobDeployment(trx, finished, now)
     if (outcome === 'failed' && await retriesLeft(trx, finished, failureReason)) await replaceJob(trx, finished, finished.user_id, now, 'pending')
     return finished
   })

@@ -2,16 +2,17 @@
 // pipeline's `only`/`except: variables` expressions can test (the commit, the ref, the source, the
 // project). jobVariables: everything a runner is given with a job, in the original's order
 // (Ci::Build#variables: the persisted job and pipeline ones, the build's, the project's, the
-// pipeline's, the runner's, the environment's, the file's, the user's, then the pipeline's own
-// variables, later ones winning in the job's shell), plus the names newer runners and CI files
+// pipeline's, the runner's, the file's, the user's, the pipeline's own variables, then the
+// environment's, later ones winning in the job's shell), plus the names newer runners and CI files
 // expect (CI_SERVER_URL, CI_API_V4_URL, CI_COMMIT_SHORT_SHA, CI_COMMIT_BRANCH, CI_DEFAULT_BRANCH…).
 // The CI/CD variables of the project's groups and of the project come after the file's and the
 // user's, and before the pipeline's own: as the original, they are sent with `public: false`, and
 // protected ones only to jobs of protected refs.
-import type { CiBuildRow, CiPipelineRow, CiPipelineSource, CiRunnerRow, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.js'
+import type { CiBuildRow, CiPipelineRow, CiPipelineSource, CiRunnerRow, EnvironmentRow, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.js'
 import { parseJsonArray } from '../../db/values.js'
 import type { Commit } from '../../git/repository.js'
 import { readBuildOptions, readYamlVariables } from './build-options.js'
+import { environmentVariables } from './environments.js'
 
 const VISIBILITY_NAMES = { 0: 'private', 10: 'internal', 20: 'public' } as const
 const NULL_SHA = '0000000000000000000000000000000000000000'
@@ -119,6 +120,8 @@ export interface JobVariablesInput {
    * protected ones only when the pipeline's ref is protected (ci-variables.ts jobCiVariableValues).
    */
   ciVariables: readonly { key: string; value: string }[]
+  /** The environment the job's `environment` names, when it exists (CI_ENVIRONMENT_*). */
+  environment: EnvironmentRow | null
 }
 
 export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
@@ -196,14 +199,12 @@ export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
     CI_RUNNER_DESCRIPTION: runner.description ?? '',
     CI_RUNNER_TAGS: parseJsonArray(runner.tag_list).join(', '),
   })
-  if (options.environment !== null) {
-    add({ CI_ENVIRONMENT_NAME: options.environment.name, ...(options.environment.url === null ? {} : { CI_ENVIRONMENT_URL: options.environment.url }) })
-  }
   for (const variable of readYamlVariables(job)) add({ [variable.key]: variable.value })
   if (user !== null) {
     add({ GITLAB_USER_ID: String(user.id), GITLAB_USER_EMAIL: user.email, GITLAB_USER_LOGIN: user.username, GITLAB_USER_NAME: user.name })
   }
   for (const variable of input.ciVariables) secret({ [variable.key]: variable.value })
   for (const variable of input.pipelineVariables) add({ [variable.key]: variable.value })
+  add(environmentVariables(options.environment, input.environment))
   return variables
 }

@@ -205,8 +205,9 @@ export function artifactsEntry(value: unknown, location: string, errors: ConfigE
   }
 }
 
-const ENVIRONMENT_NAME = /^[a-zA-Z0-9_\\/${}. -]+$/
-const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces"
+/** The original's environment_name_regex: what a CI file's and the API's environment names may hold. */
+export const ENVIRONMENT_NAME = /^[a-zA-Z0-9_\\/${}. -]+$/
+export const ENVIRONMENT_NAME_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces"
 
 /** `environment`: a name, or `{name, url, action (start|stop, default start), on_stop}`. */
 export function environmentEntry(value: unknown, location: string, errors: ConfigErrors): CiEnvironment | null {

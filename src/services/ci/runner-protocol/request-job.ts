@@ -13,6 +13,7 @@ import { ciFilePath, DEFAULT_CI_CONFIG_PATHS } from '../create-pipeline.js'
 import { JOB_TOKEN_LOGIN, jobVariables } from '../variables.js'
 import { jobCiVariableValues } from '../ci-variables.js'
 import { jobStoredVariables } from '../../../finders/ci-variables-finder.js'
+import { findJobEnvironment } from '../environments.js'
 import { assignJob, queueValue, type RunnerFeatures } from './assign-job.js'
 import type { Dependency } from './dependencies.js'
 import { ImmutableMemo } from '../../../git/memo.js'
@@ -91,17 +92,18 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
   const { db } = ctx
   const { taken: job, token } = assignment
   // Read side by side: on PostgreSQL each on its own connection.
-  const [pipeline, { namespace_full_path, ...project }, user, stored] = await Promise.all([
+  const options = readBuildOptions(job)
+  const [pipeline, { namespace_full_path, ...project }, user, stored, environment] = await Promise.all([
     db.selectFrom('ci_pipelines').selectAll().where('id', '=', job.pipeline_id).executeTakeFirstOrThrow(),
     db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
       .selectAll('projects').select('namespaces.full_path as namespace_full_path')
       .where('projects.id', '=', job.project_id).executeTakeFirstOrThrow(),
     job.user_id === null ? null : db.selectFrom('users').selectAll().where('id', '=', job.user_id).executeTakeFirst().then((row) => row ?? null),
     jobStoredVariables(db, job.project_id, job.pipeline_id),
+    options.environment === null ? null : findJobEnvironment(db, job.project_id, options.environment.name),
   ])
   const pipelineVariables = stored.pipeline.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) }))
   const ciVariables = await jobCiVariableValues(ctx, stored.ci, job.project_id, pipeline.ref, pipeline.tag === 1)
-  const options = readBuildOptions(job)
   const dependencies = assignment.dependencies.map(({ id, name, archive }) => ({
     id, name, artifactsFile: archive === null ? null : { filename: archive.filename, size: archive.size },
   }))
@@ -110,7 +112,7 @@ async function loadJobRequestView(ctx: AppContext, runner: CiRunnerRow, assignme
   const fullPath = `${namespace.full_path}/${project.path}`
   const repoUrl = repoUrlWithToken(ctx.config.externalUrl, fullPath, token)
   const variables = jobVariables({
-    job, pipeline, project, namespace, runner, user, token, repoUrl, pipelineVariables, ciVariables, configPath,
+    job, pipeline, project, namespace, runner, user, token, repoUrl, pipelineVariables, ciVariables, configPath, environment,
     commitMessage: message,
     baseUrl: ctx.config.externalUrl,
     serverVersion: COMPATIBLE_VERSION,
