@@ -14,7 +14,7 @@ import { usersById } from '../../finders/rows.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import {
   addScheduleVariable, createSchedule, deleteSchedule, deleteScheduleVariable, findSchedule, findSchedulePage, lastPipelines,
-  scheduleErrors, scheduleFields, scheduleVariables, updateSchedule, updateScheduleVariable, variableKeyErrors, type ScheduleFields,
+  scheduleErrors, scheduleFields, scheduleVariables, updateSchedule, updateScheduleVariable, scheduleVariableKeyErrors, type ScheduleFields,
 } from '../../services/ci/pipeline-schedules.js'
 import { authorize, loadProject, loadProjectFor, requireActor, type LoadedProject } from '../load.js'
 import { notFound, validationFailed } from '../../common/errors.js'
@@ -135,7 +135,7 @@ const pipelineSchedules: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: ScheduleParams, body: ScheduleVariable, response: { 201: ScheduleVariable } },
   }, async (req, reply) => {
     const { schedule } = await loadSchedule(req, req.params.id, req.params.pipeline_schedule_id, 'change')
-    const keyErrors = variableKeyErrors(req.body.key)
+    const keyErrors = scheduleVariableKeyErrors(req.body.key)
     if (Object.keys(keyErrors).length > 0) throw validationFailed(keyErrors)
     const variable = await addScheduleVariable(req.ingot, schedule.id, req.body)
     if (variable === null) throw validationFailed({ key: ['has already been taken'] })

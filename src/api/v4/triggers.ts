@@ -11,7 +11,7 @@ import { projectFullPath } from '../../entities/project.js'
 import { Trigger, presentTrigger } from '../../entities/trigger.js'
 import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
 import { usersById } from '../../finders/rows.js'
-import { isVariableKey } from '../../services/ci/create-pipeline.js'
+import { isVariableKey } from '../../services/ci/variable-keys.js'
 import {
   createTrigger, deleteTrigger, findTrigger, findTriggerPage, openTriggerToken, shortTriggerToken, triggerPipeline, updateTrigger,
 } from '../../services/ci/triggers.js'

@@ -9,10 +9,9 @@ import { validationFailed } from '../../common/errors.js'
 import { findCiVariable, jobCiVariables, type CiVariableOwner, type SealedJobVariable } from '../../finders/ci-variables-finder.js'
 import { isProtectedRef } from '../../finders/protected-refs.js'
 import { isUniqueViolation } from '../projects/create-project.js'
+import { variableKeyErrors } from './variable-keys.js'
 
 const SECRET_PURPOSE: SecretPurpose = 'ci.variables'
-const KEY_FORMAT = /^[a-zA-Z0-9_]+$/
-const MAX_KEY_LENGTH = 255
 const TAKEN = { key: ['has already been taken'] }
 
 interface Deps { db: Db; secrets: SecretBox }
@@ -21,14 +20,6 @@ export interface CiVariableInput {
   key: string
   value: string
   protected?: boolean
-}
-
-function keyErrors(key: string): string[] {
-  const errors: string[] = []
-  if (key === '') errors.push("can't be blank")
-  if (key.length > MAX_KEY_LENGTH) errors.push(`is too long (maximum is ${MAX_KEY_LENGTH} characters)`)
-  if (!KEY_FORMAT.test(key)) errors.push("can contain only letters, digits and '_'.")
-  return errors
 }
 
 /** The variable's value in clear. */
@@ -53,7 +44,7 @@ export async function ciVariablesForRef(deps: Deps, projectId: number, ref: stri
 }
 
 export async function createCiVariable({ db, secrets }: Deps, owner: CiVariableOwner, input: CiVariableInput): Promise<CiVariableRow> {
-  const errors = keyErrors(input.key)
+  const errors = variableKeyErrors(input.key)
   if (errors.length === 0 && await findCiVariable(db, owner, input.key) !== null) errors.push(...TAKEN.key)
   if (errors.length > 0) throw validationFailed({ key: errors })
   try {

@@ -23,14 +23,6 @@ export const DEFAULT_CI_CONFIG_PATHS = ['.service-ci.yml', '.gitlab-ci.yml']
 /** Bigger files are not read (the CI file reader refuses more than 1 MiB anyway). */
 const MAX_READ_BYTES = 4 * 1024 * 1024
 
-/** The original's rule for the key of a variable (of a pipeline, a schedule): letters, digits and `_`. */
-export const VARIABLE_KEY_CHARACTERS = /^[a-zA-Z0-9_]+$/
-export const MAX_VARIABLE_KEY_LENGTH = 255
-
-export function isVariableKey(key: string): boolean {
-  return key.length <= MAX_VARIABLE_KEY_LENGTH && VARIABLE_KEY_CHARACTERS.test(key)
-}
-
 export const MISSING_CI_CONFIG = 'Missing CI config file'
 export const NO_JOBS = 'No stages / jobs for this pipeline.'
 

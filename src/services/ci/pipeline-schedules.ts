@@ -11,7 +11,7 @@ import type { CiPipelineRow, CiPipelineScheduleRow } from '../../db/schema.js'
 import type { FieldErrors } from '../../common/errors.js'
 import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
 import { paginate, type Page, type PaginationQuery } from '../../common/pages.js'
-import { MAX_VARIABLE_KEY_LENGTH, VARIABLE_KEY_CHARACTERS } from './create-pipeline.js'
+import { variableKeyErrors } from './variable-keys.js'
 import { createPipelineAsOwner } from './owner-pipeline.js'
 
 export interface ScheduleFields {
@@ -70,11 +70,8 @@ export function scheduleErrors(fields: ScheduleFields): FieldErrors {
   return errors
 }
 
-export function variableKeyErrors(key: string): FieldErrors {
-  const messages: string[] = []
-  if (key.trim() === '') messages.push(BLANK)
-  if (key.length > MAX_VARIABLE_KEY_LENGTH) messages.push(`is too long (maximum is ${MAX_VARIABLE_KEY_LENGTH} characters)`)
-  if (!VARIABLE_KEY_CHARACTERS.test(key)) messages.push('can contain only letters, digits and \'_\'.')
+export function scheduleVariableKeyErrors(key: string): FieldErrors {
+  const messages = variableKeyErrors(key)
   return messages.length === 0 ? {} : { key: messages }
 }
 
