@@ -106,6 +106,12 @@ describe('merge requests and their pipelines', () => {
       assert.equal((await t.api('GET', `${single(project, mr.iid)}/pipelines`, { token: stranger.token })).status, 404)
       assert.equal((await t.api('GET', `${single(project, mr.iid)}/pipelines`, { token: null })).status, 404)
       assert.equal((await t.api('GET', `${single(project, 999)}/pipelines`, { token: reporter.token })).status, 404)
+      // A public project whose jobs are not public: its merge requests are read, their pipelines are not.
+      const changed = await t.api('PUT', `/projects/${project.id}`, { token: owner.token, body: { visibility: 'public', public_jobs: false } })
+      assert.equal(changed.status, 200, changed.text)
+      assert.equal((await t.api('GET', single(project, mr.iid), { token: stranger.token })).status, 200)
+      assert.equal((await t.api('GET', `${single(project, mr.iid)}/pipelines`, { token: stranger.token })).status, 403)
+      assert.equal((await t.api('GET', `${single(project, mr.iid)}/pipelines`, { token: reporter.token })).status, 200)
     })
   })
 

@@ -10,7 +10,7 @@ import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { CiPipelineRow, CiStatus, MergeRequestRow } from '../../db/schema.js'
-import { ApiError } from '../../common/errors.js'
+import { ApiError, apiError } from '../../common/errors.js'
 import type { ProcessedPipeline } from '../ci/status.js'
 import { headPipelineOf } from '../../finders/merge-request-pipelines.js'
 import { addSystemNote } from '../notes/system-notes.js'
@@ -59,7 +59,9 @@ export async function enableMergeWhenPipelineSucceeds(
         ...(options.squash === true ? { squash: 1 } : {}),
         ...(enabling ? { merge_when_pipeline_succeeds: 1, merge_user_id: actor.user.id, updated_at: now } : {}),
       })
-      .where('id', '=', mr.id).returningAll().executeTakeFirstOrThrow()
+      .where('id', '=', mr.id).where('state', '=', 'opened').returningAll().executeTakeFirst()
+    // Merged or closed meanwhile.
+    if (row === undefined) throw apiError(405, '405 Method Not Allowed')
     if (enabling) {
       await addSystemNote(trx, {
         projectId: mr.target_project_id, noteable: { type: 'MergeRequest', id: mr.id }, authorId: actor.user.id, createdAt: now,
@@ -95,19 +97,12 @@ export async function resetMergeWhenPipelineSucceeds(db: Db, mergeRequestIds: re
 
 /** Turns the flag off on those of the open merge requests that have it; the number turned off. */
 async function resetIn(db: Db, mergeRequestIds: readonly number[], now: number): Promise<number> {
-  const rows = await db.selectFrom('merge_requests').select(['id', 'merge_params'])
+  // merge_params holds only the options of the automatic merge, which the original drops with it.
+  const result = await db.updateTable('merge_requests')
+    .set({ merge_when_pipeline_succeeds: 0, merge_user_id: null, merge_params: null, updated_at: now })
     .where('id', 'in', mergeRequestIds).where('state', '=', 'opened').where('merge_when_pipeline_succeeds', '=', 1)
-    .execute()
-  let reset = 0
-  for (const row of rows) {
-    // The original keeps merge_params but drops the options of the canceled merge.
-    const result = await db.updateTable('merge_requests')
-      .set({ merge_when_pipeline_succeeds: 0, merge_user_id: null, merge_params: null, updated_at: now })
-      .where('id', '=', row.id).where('merge_when_pipeline_succeeds', '=', 1).where('state', '=', 'opened')
-      .executeTakeFirst()
-    reset += Number(result.numUpdatedRows)
-  }
-  return reset
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows)
 }
 
 function readMergeParams(mr: MergeRequestRow): MergeParams {
