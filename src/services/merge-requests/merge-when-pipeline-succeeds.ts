@@ -1,10 +1,10 @@
 // CI in the merge flow, as the original 11.5's MergeWhenPipelineSucceedsService and MergeRequest
-// model: the head pipeline (the newest pipeline of the source project for the source branch at the
-// merge request's head), the pipelines of its commits, `only_allow_merge_if_pipeline_succeeds`, and
-// merge when pipeline succeeds. Enabling it keeps who set it and their merge options; when a head
-// pipeline succeeds (transitions.ts calls onPipelineProcessed after commit) a job merges as that
-// user with those options through mergeMergeRequest; a failed or canceled pipeline leaves the flag
-// set and merges nothing; a push to the source branch turns it off silently (the original's
+// model: `only_allow_merge_if_pipeline_succeeds` (mergeable_ci_state?) and merge when pipeline
+// succeeds, against the head pipeline (finders/merge-request-pipelines.ts). Enabling it keeps who
+// set it and their merge options; when a head pipeline succeeds (transitions.ts calls
+// onPipelineProcessed after commit) a job merges as that user with those options through
+// mergeMergeRequest; a failed or canceled pipeline leaves the flag set and merges nothing; a push
+// to the source branch turns it off silently (the original's
 // RefreshService#reset_merge_when_pipeline_succeeds writes no note).
 import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
