@@ -492,6 +492,10 @@ export interface MergeRequestsTable {
   allow_collaboration: Generated<Flag>
   squash: Generated<Flag>
   merge_when_pipeline_succeeds: Generated<Flag>
+  /** Who set merge when pipeline succeeds (null when it is off). */
+  merge_user_id: number | null
+  /** JSON of the options the automatic merge uses (merge-when-pipeline-succeeds.ts). */
+  merge_params: string | null
   time_estimate: Generated<number>
   total_time_spent: Generated<number>
   user_notes_count: Generated<number>

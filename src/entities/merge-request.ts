@@ -1,12 +1,13 @@
 // Merge request entities (spec: Merge request), in the original's three forms:
 //   MergeRequestSimple  id, iid, project_id, title, description, state, timestamps, web_url (view=simple)
 //   MergeRequestBasic   every field of the spec (the lists)
-//   MergeRequest        + subscribed, changes_count, diff_refs and the pipeline fields (one merge request)
+//   MergeRequest        + subscribed, changes_count, diff_refs and the pipeline fields (one merge request; `pipeline` is the head pipeline)
 import { Type, type Static } from '@sinclair/typebox'
-import type { MergeRequestRow, UserRow } from '../db/schema.js'
+import type { CiPipelineRow, MergeRequestRow, UserRow } from '../db/schema.js'
 import { isoTime } from '../db/values.js'
 import { IsoDateTime, Nullable, NullableDateTime, NullableString, type PresentContext } from './common.js'
 import { Milestone, presentMilestone, type MilestoneView } from './milestone.js'
+import { PipelineBasic, presentPipelineBasic } from './pipeline.js'
 import { TimeStats, presentTimeStats } from './time-stats.js'
 import { UserBasic, presentUserBasic } from './user.js'
 
@@ -71,7 +72,7 @@ export const MergeRequest = Type.Object({
   latest_build_started_at: Type.Optional(NullableDateTime),
   latest_build_finished_at: Type.Optional(NullableDateTime),
   first_deployed_to_production_at: Type.Optional(NullableDateTime),
-  pipeline: Type.Optional(Type.Null()),
+  pipeline: Type.Optional(Nullable(PipelineBasic)),
 })
 export type MergeRequestEntity = Static<typeof MergeRequest>
 
@@ -97,6 +98,8 @@ export interface MergeRequestDetails {
   diffRefs: DiffRefsEntity | null
   /** Whether the project's jobs are enabled (the pipeline fields are shown then). */
   jobsEnabled: boolean
+  /** The head pipeline (finders/merge-request-pipelines.ts) and its project's path. */
+  headPipeline: { pipeline: CiPipelineRow; projectFullPath: string } | null
 }
 
 /** "WIP: …" or "[WIP] …", in any case, as the original's work_in_progress? reads a title. */
@@ -170,7 +173,10 @@ export function presentMergeRequest(view: MergeRequestView, details: MergeReques
     changes_count: details.changesCount,
     diff_refs: details.diffRefs,
     ...(details.jobsEnabled
-      ? { latest_build_started_at: null, latest_build_finished_at: null, first_deployed_to_production_at: null, pipeline: null }
+      ? {
+          latest_build_started_at: null, latest_build_finished_at: null, first_deployed_to_production_at: null,
+          pipeline: details.headPipeline === null ? null : presentPipelineBasic(details.headPipeline.pipeline, details.headPipeline.projectFullPath, ctx),
+        }
       : {}),
   }
 }

@@ -15,6 +15,7 @@ import { changedFileCount } from '../git/diff.js'
 import { BRANCH_PREFIX } from '../git/ref-names.js'
 import { labelTitlesByTarget } from '../services/labels/issuable-labels.js'
 import { issuableConditions, mergeRequestVisibleTo, type IssuableFilters } from './issuable-filters.js'
+import { headPipelineOf } from './merge-request-pipelines.js'
 import { milestoneViewsById } from './milestones-finder.js'
 import { namespacesById, projectsById, usersById } from './rows.js'
 
@@ -104,12 +105,23 @@ async function repositorySide(ctx: AppContext, mr: MergeRequestRow): Promise<Pic
 
 /** What the single form shows beyond the view. */
 export async function loadMergeRequestDetails(ctx: AppContext, actor: Actor | null, mr: MergeRequestRow): Promise<MergeRequestDetails> {
-  const [subscribed, repository, project] = await Promise.all([
+  const [subscribed, repository, project, headPipeline] = await Promise.all([
     actor === null ? false : isSubscribed(ctx.db, actor.user.id, mr),
     repositorySide(ctx, mr),
     projectsById(ctx.db, [mr.target_project_id]),
+    headPipelineView(ctx.db, mr),
   ])
-  return { subscribed, ...repository, jobsEnabled: project.get(mr.target_project_id)?.jobs_enabled === 1 }
+  return { subscribed, ...repository, jobsEnabled: project.get(mr.target_project_id)?.jobs_enabled === 1, headPipeline }
+}
+
+/** The head pipeline with its (source) project's path, for its web_url. */
+async function headPipelineView(db: Db, mr: MergeRequestRow): Promise<MergeRequestDetails['headPipeline']> {
+  const pipeline = await headPipelineOf(db, mr)
+  if (pipeline === null) return null
+  const source = (await projectsById(db, [pipeline.project_id])).get(pipeline.project_id)
+  const namespace = source === undefined ? undefined : (await namespacesById(db, [source.namespace_id])).get(source.namespace_id)
+  if (source === undefined || namespace === undefined) return null
+  return { pipeline, projectFullPath: `${namespace.full_path}/${source.path}` }
 }
 
 /** Which merge requests a list starts from, before the filters. */

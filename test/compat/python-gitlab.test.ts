@@ -8,6 +8,8 @@
 // python/ci_variables.py works project and group CI/CD variables (project.variables, group.variables).
 // python/ci_triggers.py works pipeline triggers (and trigger_pipeline) and pipeline schedules.
 // python/environments.py deploys through a pipeline and works environments and deployments.
+// python/merge_when_pipeline_succeeds.py works a merge request's pipelines and merge when pipeline
+// succeeds; its merge is a background job, so that test starts the server's job worker.
 // Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -79,6 +81,16 @@ describe('compat: python-gitlab', () => {
     const script = path.join(import.meta.dirname, 'python', 'environments.py')
     const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
       assert.fail(`python-gitlab environments script failed:\n${err.stderr ?? err.message}`)
+    })
+    assert.equal(stdout.trim(), 'ok')
+  })
+
+  // Last: it starts the job worker (push pipelines, the automatic merge), which the others do not expect.
+  it('works a merge request\'s pipelines and merge when pipeline succeeds', { skip: pythonGitlabMissing() }, async () => {
+    await server.t.ctx.jobs.start()
+    const script = path.join(import.meta.dirname, 'python', 'merge_when_pipeline_succeeds.py')
+    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
+      assert.fail(`python-gitlab merge when pipeline succeeds script failed:\n${err.stderr ?? err.message}`)
     })
     assert.equal(stdout.trim(), 'ok')
   })

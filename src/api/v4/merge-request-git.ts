@@ -1,6 +1,8 @@
 // The repository side of merge requests (spec: Merge requests; the original's create and merge):
 // POST /projects/:id/merge_requests (from the project in the path, into it or into the project it
-// was forked from), PUT …/:merge_request_iid/merge, and what a merge request brings: GET …/commits
+// was forked from), PUT …/:merge_request_iid/merge (now, or when the head pipeline succeeds),
+// POST …/cancel_merge_when_pipeline_succeeds, and what a merge request brings: GET …/pipelines
+// (its commits' pipelines on the source branch, newest first, paginated), GET …/commits
 // (newest first, paginated), GET …/changes (the merge request with its diffs) and GET …/diffs (the
 // later releases' paginated diff list). Reads are open to anonymous callers on public projects.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -11,11 +13,17 @@ import { CommitBasic, presentCommit } from '../../entities/commit.js'
 import { MergeRequest, presentMergeRequest, type MergeRequestEntity } from '../../entities/merge-request.js'
 import { DiffEntry, presentDiff } from '../../entities/repository.js'
 import { loadMergeRequestDetails, loadMergeRequestView } from '../../finders/merge-requests-finder.js'
+import { mergeRequestPipelinePage } from '../../finders/merge-request-pipelines.js'
+import { PipelineBasic, presentPipelineBasic } from '../../entities/pipeline.js'
+import { unauthorized } from '../../common/errors.js'
+import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
+import { projectFullPath } from '../../entities/project.js'
 import { diffCommits, type DiffCollection } from '../../git/diff.js'
 import { commitIdsBetween, countCommitsBetween } from '../../git/merge.js'
 import { labelTitlesOf } from '../../services/labels/issuable-labels.js'
 import { createMergeRequest } from '../../services/merge-requests/create-merge-request.js'
-import { mergeMergeRequest } from '../../services/merge-requests/merge-merge-request.js'
+import { canBeMergedBy, mergeMergeRequest } from '../../services/merge-requests/merge-merge-request.js'
+import { cancelMergeWhenPipelineSucceeds } from '../../services/merge-requests/merge-when-pipeline-succeeds.js'
 import { loadMergeRequest, loadProject, requireActor } from '../load.js'
 import { sendArrayPage, setPaginationHeaders } from '../pagination.js'
 import { pageParams } from '../../common/pages.js'
@@ -42,10 +50,16 @@ const CreateBody = Type.Object({
 const MergeBody = Type.Object({
   merge_commit_message: Type.Optional(Type.String()),
   should_remove_source_branch: Type.Optional(BooleanParam()),
-  merge_when_pipeline_succeeds: Type.Optional(BooleanParam({ description: 'Accepted; without pipelines the merge happens now' })),
+  merge_when_pipeline_succeeds: Type.Optional(BooleanParam({ description: 'Merge when the head pipeline succeeds, while it runs; otherwise now' })),
   sha: Type.Optional(Type.String({ description: 'The source head the caller saw: 409 when the merge request shows another' })),
   squash: Type.Optional(BooleanParam()),
 })
+
+/** The original's service result, which its API shows as it is. */
+const CancelOutcome = Type.Union([
+  Type.Object({ status: Type.Literal('success') }),
+  Type.Object({ status: Type.Literal('error'), message: Type.String(), http_status: Type.Integer() }),
+])
 
 const MergeRequestChanges = Type.Object({
   ...MergeRequest.properties,
@@ -103,8 +117,35 @@ const mergeRequestGit: FastifyPluginAsyncTypebox = async (app) => {
       ...(body.squash === undefined ? {} : { squash: body.squash }),
       ...(body.should_remove_source_branch === undefined ? {} : { shouldRemoveSourceBranch: body.should_remove_source_branch }),
       ...(body.sha === undefined ? {} : { sha: body.sha }),
+      ...(body.merge_when_pipeline_succeeds === undefined ? {} : { whenPipelineSucceeds: body.merge_when_pipeline_succeeds }),
     })
     return present(req, row)
+  })
+
+  app.post(`${single}/cancel_merge_when_pipeline_succeeds`, {
+    schema: { params: MergeRequestParams, response: { 201: CancelOutcome } },
+  }, async (req, reply) => {
+    const actor = requireActor(req)
+    const loaded = await loadMergeRequest(req, req.params.id, req.params.merge_request_iid)
+    const mr = loaded.mergeRequest
+    if (mr.author_id !== actor.user.id && !await canBeMergedBy(req.ingot, actor, loaded, mr)) throw unauthorized()
+    reply.code(201)
+    return cancelMergeWhenPipelineSucceeds(req.ingot, actor, mr)
+  })
+
+  app.get(`${single}/pipelines`, {
+    config: { auth: 'optional' },
+    schema: { params: MergeRequestParams, querystring: Pagination, response: { 200: Type.Array(PipelineBasic) } },
+  }, async (req, reply) => {
+    const loaded = await loadMergeRequest(req, req.params.id, req.params.merge_request_iid, 'read_pipeline')
+    const page = await mergeRequestPipelinePage(req.ingot, loaded.mergeRequest, req.query)
+    setPaginationHeaders(req, reply, page)
+    if (page.items.length === 0) return []
+    // The pipelines are the source project's (a fork's, for a merge request from a fork).
+    const source = await findProjectByIdOrPath(req.ingot.db, String(page.items[0]!.project_id))
+    if (source === null) return []
+    const ctx = presentCtx(req)
+    return page.items.map((pipeline) => presentPipelineBasic(pipeline, projectFullPath(source), ctx))
   })
 
   app.get(`${single}/commits`, {

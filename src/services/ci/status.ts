@@ -85,7 +85,10 @@ function averageCoverage(jobs: readonly CiBuildRow[]): string | null {
 }
 
 export interface ProcessedPipeline {
+  pipelineId: number
   status: CiStatus
+  /** The status before this processing. */
+  previousStatus: CiStatus
   /** Jobs that became scheduled, to be enqueued when due once the transaction commits. */
   scheduled: { id: number; scheduledAt: number }[]
   /**
@@ -134,5 +137,5 @@ export async function processPipeline(trx: Db, pipelineId: number, now: number):
     coverage: averageCoverage(jobs),
     ...(pipeline.status === status ? {} : { updated_at: now }),
   }).where('id', '=', pipelineId).execute()
-  return { status, scheduled, queued }
+  return { pipelineId, status, previousStatus: pipeline.status, scheduled, queued }
 }

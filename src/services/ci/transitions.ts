@@ -16,6 +16,7 @@ import type { CiBuildRow, CiPipelineRow, CiStatus } from '../../db/schema.js'
 import { readBuildOptions, retriedRowOf } from './build-options.js'
 import { recordJobDeployment } from './deployments.js'
 import { ARCHIVE_TRACE, ENQUEUE_DELAYED_JOB } from './jobs.js'
+import { onPipelineProcessed } from '../merge-requests/merge-when-pipeline-succeeds.js'
 import { CANCELABLE_STATUSES, RETRYABLE_STATUSES, processPipeline, type ProcessedPipeline } from './status.js'
 
 /**
@@ -37,13 +38,15 @@ async function transition<T>(ctx: AppContext, pipelineId: number, change: (trx: 
 
 /**
  * Once the transaction that processed a pipeline has committed: enqueues each job that became
- * scheduled for when it is due, and wakes runners waiting for a job when jobs became pending.
+ * scheduled for when it is due, wakes runners waiting for a job when jobs became pending, and
+ * has merge requests waiting for a pipeline that succeeded merged.
  */
 export async function afterProcessing(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
   if (processed.queued) ctx.pendingJobs.notify()
   for (const job of processed.scheduled) {
     await ctx.jobs.enqueue(ENQUEUE_DELAYED_JOB, { jobId: job.id }, { uniqueKey: String(job.id), runAt: job.scheduledAt })
   }
+  await onPipelineProcessed(ctx, processed)
 }
 
 /** Enqueues the archive of the traces of jobs that ended (canceled or finished); after commit. */

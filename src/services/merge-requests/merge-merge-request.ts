@@ -3,7 +3,9 @@
 // the target branch, 405 when the merge request is not in a mergeable state (not open, work in
 // progress, a branch missing, no commits, unresolved discussions the project requires resolved),
 // 406 "Branch cannot be merged" (conflicts, or no fast-forward where the merge method needs one),
-// 409 when `sha` is not the head it shows. The merge is built with git plumbing in the target
+// 409 when `sha` is not the head it shows. With `only_allow_merge_if_pipeline_succeeds`, a head
+// pipeline that has not succeeded is 405; with merge_when_pipeline_succeeds and a running head
+// pipeline the same checks pass (but the pipeline's) and the merge waits for it instead. The merge is built with git plumbing in the target
 // repository, as the target project's merge_method says, and the target branch moves through the
 // push path as the merging user. While it runs the merge request is `locked`, so a second merge of
 // it, and the push listener's "merged by push", leave it alone.
@@ -14,6 +16,7 @@ import { flag } from '../../db/values.js'
 import { ApiError, apiError, conflict, unauthorized } from '../../common/errors.js'
 import { isWorkInProgress } from '../../entities/merge-request.js'
 import { findBranchTip } from '../../git/branches.js'
+import { headPipelineOf } from '../../finders/merge-request-pipelines.js'
 import { protectedBranchesOf } from '../../finders/protected-refs.js'
 import { commitTree, countCommitsBetween, mergeTree, type Signer } from '../../git/merge.js'
 import { NULL_OID, type GitRepository } from '../../git/repository.js'
@@ -31,6 +34,7 @@ import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { moveRef, type RefMoveOutcome } from '../push/move-refs.js'
 import { projectSubjectFor } from './create-merge-request.js'
 import { refreshMergeRequest } from './refresh-merge-request.js'
+import { enableMergeWhenPipelineSucceeds, isActivePipeline, mergeableCiState } from './merge-when-pipeline-succeeds.js'
 
 export interface MergeOptions {
   /** The merge commit's message instead of the original's default. */
@@ -40,6 +44,8 @@ export interface MergeOptions {
   shouldRemoveSourceBranch?: boolean
   /** The source head the caller saw; 409 when the merge request shows another. */
   sha?: string
+  /** Merge when the head pipeline succeeds instead, when it is still running (merge-when-pipeline-succeeds.ts). */
+  whenPipelineSucceeds?: boolean
 }
 
 const notAllowed = () => apiError(405, '405 Method Not Allowed')
@@ -130,6 +136,11 @@ async function removeSourceBranch(ctx: AppContext, actor: Actor, mr: MergeReques
   await moveRef(ctx, subject, actor, { ref: `${BRANCH_PREFIX}${mr.source_branch}`, oldId: mr.sha, newId: NULL_OID })
 }
 
+/** The original's can_be_merged_by?: whether the user may push or merge into the target branch. */
+export async function canBeMergedBy(ctx: AppContext, actor: Actor, target: ProjectSubject, mr: MergeRequestRow): Promise<boolean> {
+  return mayUpdateBranch(await protectedBranchesOf(ctx.db, target.project.id), target, actor, mr.target_branch)
+}
+
 /** Merges; the merged merge request's row, or an ApiError with the original's status and message. */
 export async function mergeMergeRequest(
   ctx: AppContext, actor: Actor, target: ProjectSubject, mergeRequest: MergeRequestRow, options: MergeOptions,
@@ -149,10 +160,14 @@ export async function mergeMergeRequest(
   const sourceHead = mr.sha
   const commitCount = await countCommitsBetween(repo, [targetTip.commitId], sourceHead)
   if (commitCount === 0) throw notAllowed()
+  const head = await headPipelineOf(db, mr)
+  const waitForPipeline = options.whenPipelineSucceeds === true && isActivePipeline(head)
+  if (!waitForPipeline && !mergeableCiState(target.project.only_allow_merge_if_pipeline_succeeds === 1, head)) throw notAllowed()
   if (target.project.only_allow_merge_if_all_discussions_are_resolved === 1 && await hasUnresolvedDiscussions(db, mr.id)) throw notAllowed()
   if (mr.merge_status === 'cannot_be_merged') throw cannotBeMerged()
   if (target.project.merge_method !== 'merge' && !await repo.isAncestor(targetTip.commitId, sourceHead)) throw cannotBeMerged()
   if (options.sha !== undefined && options.sha !== sourceHead) throw conflict(`SHA does not match HEAD of source branch: ${sourceHead}`)
+  if (waitForPipeline) return enableMergeWhenPipelineSucceeds(ctx, actor, mr, head, options)
 
   const locked = await db.updateTable('merge_requests')
     .set({

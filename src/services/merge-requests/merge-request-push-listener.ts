@@ -3,7 +3,7 @@
 // "added N commits"; a moved target branch that now holds a merge request's head marks it merged
 // by the pusher; the other merge requests into that branch show `unchecked` until a job (its kind
 // is in jobs.ts) re-checks them, so a push (or a merge) never waits for one three-way merge per open
-// merge request.
+// merge request. A moved source branch also turns merge when pipeline succeeds off.
 import type { Actor } from '../../auth/actor.js'
 import type { AppContext } from '../../context.js'
 import type { MergeRequestRow } from '../../db/schema.js'
@@ -18,6 +18,7 @@ import { BRANCH_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { mergedActivity } from './merge-merge-request.js'
 import { MERGE_REQUEST_REF_PREFIX, mergeRequestHeadRef, refreshMergeRequest } from './refresh-merge-request.js'
 import { RECHECK_MERGE_STATUS } from './jobs.js'
+import { resetMergeWhenPipelineSucceeds } from './merge-when-pipeline-succeeds.js'
 
 export interface RecheckPayload {
   projectId: number
@@ -54,7 +55,9 @@ function openMergeRequests(ctx: AppContext, side: 'source' | 'target', projectId
 async function refreshSourcesOf(ctx: AppContext, push: CompletedPush, update: RefUpdate): Promise<void> {
   // A deleted source branch leaves its merge requests open as they were, as in the original.
   if (update.newId === NULL_OID) return
-  for (const mr of await openMergeRequests(ctx, 'source', push.project.id, shortRefName(update.ref))) {
+  const sources = await openMergeRequests(ctx, 'source', push.project.id, shortRefName(update.ref))
+  await resetMergeWhenPipelineSucceeds(ctx.db, sources.map((mr) => mr.id))
+  for (const mr of sources) {
     await refreshMergeRequest(ctx, mr.id)
     await noteAddedCommits(ctx, push.actor, mr.id, update)
   }
