@@ -27,6 +27,7 @@ import * as m0023 from './0023_ci_traces_and_artifacts.js'
 import * as m0024 from './0024_ci_variables.js'
 import * as m0025 from './0025_ci_triggers_and_schedules.js'
 import * as m0026 from './0026_environments.js'
+import * as m0028 from './0028_badges.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -59,5 +60,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0024_ci_variables': m0024,
     '0025_ci_triggers_and_schedules': m0025,
     '0026_environments': m0026,
+    '0028_badges': m0028,
   }
 }

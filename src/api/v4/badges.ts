@@ -1,0 +1,145 @@
+// Badges of projects and groups (the original's /projects/:id/badges and /groups/:id/badges, release
+// 11.5): list, get, create, update, delete, and render (a badge's URLs with the placeholders filled
+// in, unsaved). Reading needs only to see the project or group (404); writing and rendering need
+// admin_project (Maintainers) or admin_group (Owners), 403. A project lists its groups' badges too
+// (kind "group") and shows every URL rendered for itself; those are changed on their group only.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import type { BadgeRow } from '../../db/schema.js'
+import { Badge, BasicBadgeDetails, presentBadge, type BasicBadgeDetailsEntity } from '../../entities/badge.js'
+import { projectFullPath } from '../../entities/project.js'
+import { findBadge, listBadges, type BadgeSource } from '../../finders/badges-finder.js'
+import { buildBadge, createBadge, deleteBadge, renderBadgeUrl, updateBadge, type BadgeProject } from '../../services/badges/badges.js'
+import { canOnGroup } from '../../policies/group-policy.js'
+import { canOnProject } from '../../policies/project-policy.js'
+import { forbidden, notFound } from '../../common/errors.js'
+import { authorize, loadGroup, loadProject, requireActor, type LoadedProject } from '../load.js'
+import { setPaginationHeaders } from '../pagination.js'
+import { IdParams, Pagination } from '../params.js'
+
+const BadgeParams = Type.Composite([IdParams, Type.Object({ badge_id: Type.Integer() })])
+const CreateBody = Type.Object({ link_url: Type.String(), image_url: Type.String() })
+const UpdateBody = Type.Object({ link_url: Type.Optional(Type.String()), image_url: Type.Optional(Type.String()) })
+const RenderQuery = Type.Object({ link_url: Type.String(), image_url: Type.String() })
+
+/** The project or group a request works on, as authorized before its parameters were validated. */
+interface Authorized {
+  source: BadgeSource
+  /** What placeholders stand for: the project's, or null on a group's badges. */
+  project: BadgeProject | null
+}
+
+const authorized = new WeakMap<FastifyRequest, Authorized>()
+
+function badgeProject(req: FastifyRequest, loaded: LoadedProject): BadgeProject {
+  const { project } = loaded
+  return {
+    fullPath: projectFullPath(loaded),
+    id: project.id,
+    defaultBranch: project.default_branch,
+    // The original's project.commit: the default branch's head.
+    commitSha: () => req.ingot.repositories.open(project.id).resolveCommit(project.default_branch ?? 'HEAD').catch(() => null),
+  }
+}
+
+/** Reading needs to see the project; anything else (writing, rendering) needs admin_project, signed in (401). */
+async function authorizeProject(req: FastifyRequest): Promise<void> {
+  const reading = req.method === 'GET' && !req.url.split('?')[0]!.endsWith('/render')
+  if (!reading) requireActor(req)
+  const loaded = await loadProject(req, (req.params as { id: string }).id)
+  if (!reading) authorize(canOnProject(req.actor, loaded, 'admin_project'))
+  authorized.set(req, { source: { type: 'project', id: loaded.project.id, namespaceId: loaded.namespace.id }, project: badgeProject(req, loaded) })
+}
+
+async function authorizeGroup(req: FastifyRequest): Promise<void> {
+  const reading = req.method === 'GET' && !req.url.split('?')[0]!.endsWith('/render')
+  if (!reading) requireActor(req)
+  const loaded = await loadGroup(req, (req.params as { id: string }).id)
+  if (!reading) authorize(canOnGroup(req.actor, loaded.accessLevel, 'admin_group'))
+  authorized.set(req, { source: { type: 'group', id: loaded.group.id }, project: null })
+}
+
+function authorizedOf(req: FastifyRequest): Authorized {
+  const found = authorized.get(req)
+  if (found === undefined) throw new Error('badges route without authorization')
+  return found
+}
+
+async function details(req: FastifyRequest, urls: { link_url: string; image_url: string }): Promise<BasicBadgeDetailsEntity> {
+  const { project } = authorizedOf(req)
+  return {
+    link_url: urls.link_url,
+    image_url: urls.image_url,
+    rendered_link_url: await renderBadgeUrl(urls.link_url, project),
+    rendered_image_url: await renderBadgeUrl(urls.image_url, project),
+  }
+}
+
+const present = async (req: FastifyRequest, badge: BadgeRow) => presentBadge(badge, await details(req, badge))
+
+async function loadBadge(req: FastifyRequest, id: number): Promise<BadgeRow> {
+  const badge = await findBadge(req.ingot.db, authorizedOf(req).source, id)
+  if (badge === null) throw notFound('Badge')
+  return badge
+}
+
+/** A group's badge shown on a project is changed on the group, as the original answers on delete. */
+async function loadOwnBadge(req: FastifyRequest, id: number, action: 'edit' | 'delete'): Promise<BadgeRow> {
+  const badge = await loadBadge(req, id)
+  if (authorizedOf(req).source.type === 'project' && badge.project_id === null) {
+    throw forbidden(`To ${action} a Group badge please use the Group endpoint`)
+  }
+  return badge
+}
+
+const badges: FastifyPluginAsyncTypebox = async (app) => {
+  for (const [base, preValidation] of [['/projects/:id/badges', authorizeProject], ['/groups/:id/badges', authorizeGroup]] as const) {
+    app.get(base, {
+      schema: { params: IdParams, querystring: Pagination, response: { 200: Type.Array(Badge) } },
+      preValidation,
+    }, async (req, reply) => {
+      const page = await listBadges(req.ingot.db, authorizedOf(req).source, req.query)
+      setPaginationHeaders(req, reply, page)
+      return Promise.all(page.items.map((badge) => present(req, badge)))
+    })
+
+    app.get(`${base}/render`, {
+      schema: { params: IdParams, querystring: RenderQuery, response: { 200: BasicBadgeDetails } },
+      preValidation,
+    }, async (req) => details(req, buildBadge(req.query)))
+
+    app.get(`${base}/:badge_id`, {
+      schema: { params: BadgeParams, response: { 200: Badge } },
+      preValidation,
+    }, async (req) => present(req, await loadBadge(req, req.params.badge_id)))
+
+    app.post(base, {
+      schema: { params: IdParams, body: CreateBody, response: { 201: Badge } },
+      preValidation,
+    }, async (req, reply) => {
+      const { source } = authorizedOf(req)
+      const badge = await createBadge(req.ingot.db, { type: source.type, id: source.id }, req.body)
+      reply.code(201)
+      return present(req, badge)
+    })
+
+    app.put(`${base}/:badge_id`, {
+      schema: { params: BadgeParams, body: UpdateBody, response: { 200: Badge } },
+      preValidation,
+    }, async (req) => {
+      const badge = await loadOwnBadge(req, req.params.badge_id, 'edit')
+      return present(req, await updateBadge(req.ingot.db, badge, req.body))
+    })
+
+    app.delete(`${base}/:badge_id`, {
+      schema: { params: BadgeParams },
+      preValidation,
+    }, async (req, reply) => {
+      await deleteBadge(req.ingot.db, await loadOwnBadge(req, req.params.badge_id, 'delete'))
+      return reply.code(204).send()
+    })
+  }
+}
+
+export default badges
