@@ -13,7 +13,7 @@ import { findBadge, listBadges, type BadgeSource } from '../../finders/badges-fi
 import { buildBadge, createBadge, deleteBadge, renderBadgeUrl, updateBadge, type BadgeProject } from '../../services/badges/badges.js'
 import { canOnGroup } from '../../policies/group-policy.js'
 import { canOnProject } from '../../policies/project-policy.js'
-import { forbidden, notFound } from '../../common/errors.js'
+import { apiError, forbidden } from '../../common/errors.js'
 import { authorize, loadGroup, loadProject, requireActor, type LoadedProject } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { IdParams, Pagination } from '../params.js'
@@ -80,7 +80,8 @@ const present = async (req: FastifyRequest, badge: BadgeRow) => presentBadge(bad
 
 async function loadBadge(req: FastifyRequest, id: number): Promise<BadgeRow> {
   const badge = await findBadge(req.ingot.db, authorizedOf(req).source, id)
-  if (badge === null) throw notFound('Badge')
+  // The original's find raises RecordNotFound, answered in these words.
+  if (badge === null) throw apiError(404, '404 Not found')
   return badge
 }
 
