@@ -3,6 +3,7 @@
 // in, unsaved). Reading needs only to see the project or group (404); writing and rendering need
 // admin_project (Maintainers) or admin_group (Owners), 403. A project lists its groups' badges too
 // (kind "group") and shows every URL rendered for itself; those are changed on their group only.
+// Reading takes anonymous callers (a public project's badges), as the original's authenticate_non_get!.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
@@ -98,6 +99,7 @@ const badges: FastifyPluginAsyncTypebox = async (app) => {
   for (const [base, preValidation] of [['/projects/:id/badges', authorizeProject], ['/groups/:id/badges', authorizeGroup]] as const) {
     app.get(base, {
       schema: { params: IdParams, querystring: Pagination, response: { 200: Type.Array(Badge) } },
+      config: { auth: 'optional' },
       preValidation,
     }, async (req, reply) => {
       const page = await listBadges(req.ingot.db, authorizedOf(req).source, req.query)
@@ -112,6 +114,7 @@ const badges: FastifyPluginAsyncTypebox = async (app) => {
 
     app.get(`${base}/:badge_id`, {
       schema: { params: BadgeParams, response: { 200: Badge } },
+      config: { auth: 'optional' },
       preValidation,
     }, async (req) => present(req, await loadBadge(req, req.params.badge_id)))
 
