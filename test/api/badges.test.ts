@@ -9,6 +9,8 @@ import { commitFiles } from '../helpers/git.js'
 import { makeProject, makeUser } from '../helpers/factories.js'
 import { expectStatuses, makeMatrix, type Matrix } from '../shared/permission-matrix.js'
 import type { CiStatus } from '../../src/db/schema.js'
+import { SESSION_COOKIE } from '../../src/auth/sessions.js'
+import { startSession } from '../../src/services/sessions/sign-in.js'
 
 const CI_FILE = 'test: { script: make test }\nlint: { script: make lint }\n'
 
@@ -104,6 +106,10 @@ describe('badges', () => {
       await expectStatuses(m, (token) => getBadge(url, token), {
         anonymous: 404, nonMember: 404, external: 404, guest: 200, reporter: 200, admin: 200,
       })
+      // A browser shows a private project's badge to a member through the sign-in cookie.
+      const { secret } = await startSession(t.ctx.db, m.users.reporter.user.id)
+      const viaSession = await t.app.inject({ method: 'GET', url, headers: { cookie: `${SESSION_COOKIE}=${secret}` } })
+      assert.equal(viaSession.statusCode, 200, viaSession.body)
       assert.equal((await getBadge(`/${projectPath}/badges/master/other.svg`)).status, 404)
       assert.equal((await getBadge(`/no-such/project/badges/master/pipeline.svg`)).status, 404)
       const owner = await makeUser(t)
