@@ -3,6 +3,7 @@
 import type { Db } from '../db/index.js'
 import type { BadgeRow } from '../db/schema.js'
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
+import { fitsIntegerColumn } from '../db/values.js'
 import { groupAndAncestors } from './labels-finder.js'
 
 /** Whose badges are listed: a project's (with its groups'), or a group's own. */
@@ -19,5 +20,6 @@ export function listBadges(db: Db, source: BadgeSource, pagination: PaginationQu
 }
 
 export async function findBadge(db: Db, source: BadgeSource, id: number): Promise<BadgeRow | null> {
+  if (!fitsIntegerColumn(id)) return null
   return (await badgesOf(db, source).where('id', '=', id).executeTakeFirst()) ?? null
 }

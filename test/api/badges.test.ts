@@ -232,6 +232,10 @@ describe('badges', () => {
       assert.equal(missing.status, 404)
       assert.deepEqual(missing.body, { message: '404 Not found' })
       assert.equal((await t.api('GET', `${groupBase()}/${projectBadgeId}`)).status, 404)
+      assert.equal((await t.api('GET', `${projectBase()}/99999999999999`)).status, 404)
+      const notNumber = await t.api('GET', `${projectBase()}/abc`)
+      assert.equal(notNumber.status, 400)
+      assert.deepEqual(notNumber.body, { error: 'badge_id is invalid' })
     })
 
     it('refuses URLs that are not http or https URLs with 400', async () => {
