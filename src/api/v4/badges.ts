@@ -35,30 +35,35 @@ const authorized = new WeakMap<FastifyRequest, Authorized>()
 
 function badgeProject(req: FastifyRequest, loaded: LoadedProject): BadgeProject {
   const { project } = loaded
+  // The original's project.commit: the default branch's head, read once for every badge of the answer.
+  let head: Promise<string | null> | undefined
   return {
     fullPath: projectFullPath(loaded),
     id: project.id,
     defaultBranch: project.default_branch,
-    // The original's project.commit: the default branch's head.
-    commitSha: () => req.ingot.repositories.open(project.id).resolveCommit(project.default_branch ?? 'HEAD').catch(() => null),
+    commitSha: () => head ??= req.ingot.repositories.open(project.id).resolveCommit(project.default_branch ?? 'HEAD').catch(() => null),
   }
 }
 
-/** Reading needs to see the project; anything else (writing, rendering) needs admin_project, signed in (401). */
-async function authorizeProject(req: FastifyRequest): Promise<void> {
-  const reading = req.method === 'GET' && !req.url.split('?')[0]!.endsWith('/render')
-  if (!reading) requireActor(req)
-  const loaded = await loadProject(req, (req.params as { id: string }).id)
-  if (!reading) authorize(canOnProject(req.actor, loaded, 'admin_project'))
-  authorized.set(req, { source: { type: 'project', id: loaded.project.id, namespaceId: loaded.namespace.id }, project: badgeProject(req, loaded) })
+/** What a route needs: to see the project or group (reading), or to manage its badges, signed in (401). */
+type Need = 'read' | 'manage'
+
+function authorizeProject(need: Need) {
+  return async (req: FastifyRequest): Promise<void> => {
+    if (need === 'manage') requireActor(req)
+    const loaded = await loadProject(req, (req.params as { id: string }).id)
+    if (need === 'manage') authorize(canOnProject(req.actor, loaded, 'admin_project'))
+    authorized.set(req, { source: { type: 'project', id: loaded.project.id, namespaceId: loaded.namespace.id }, project: badgeProject(req, loaded) })
+  }
 }
 
-async function authorizeGroup(req: FastifyRequest): Promise<void> {
-  const reading = req.method === 'GET' && !req.url.split('?')[0]!.endsWith('/render')
-  if (!reading) requireActor(req)
-  const loaded = await loadGroup(req, (req.params as { id: string }).id)
-  if (!reading) authorize(canOnGroup(req.actor, loaded.accessLevel, 'admin_group'))
-  authorized.set(req, { source: { type: 'group', id: loaded.group.id }, project: null })
+function authorizeGroup(need: Need) {
+  return async (req: FastifyRequest): Promise<void> => {
+    if (need === 'manage') requireActor(req)
+    const loaded = await loadGroup(req, (req.params as { id: string }).id)
+    if (need === 'manage') authorize(canOnGroup(req.actor, loaded.accessLevel, 'admin_group'))
+    authorized.set(req, { source: { type: 'group', id: loaded.group.id }, project: null })
+  }
 }
 
 function authorizedOf(req: FastifyRequest): Authorized {
@@ -96,11 +101,13 @@ async function loadOwnBadge(req: FastifyRequest, id: number, action: 'edit' | 'd
 }
 
 const badges: FastifyPluginAsyncTypebox = async (app) => {
-  for (const [base, preValidation] of [['/projects/:id/badges', authorizeProject], ['/groups/:id/badges', authorizeGroup]] as const) {
+  for (const [base, authorizeOn] of [['/projects/:id/badges', authorizeProject], ['/groups/:id/badges', authorizeGroup]] as const) {
+    const reading = authorizeOn('read')
+    const managing = authorizeOn('manage')
     app.get(base, {
       schema: { params: IdParams, querystring: Pagination, response: { 200: Type.Array(Badge) } },
       config: { auth: 'optional' },
-      preValidation,
+      preValidation: reading,
     }, async (req, reply) => {
       const page = await listBadges(req.ingot.db, authorizedOf(req).source, req.query)
       setPaginationHeaders(req, reply, page)
@@ -109,18 +116,18 @@ const badges: FastifyPluginAsyncTypebox = async (app) => {
 
     app.get(`${base}/render`, {
       schema: { params: IdParams, querystring: RenderQuery, response: { 200: BasicBadgeDetails } },
-      preValidation,
+      preValidation: managing,
     }, async (req) => details(req, buildBadge(req.query)))
 
     app.get(`${base}/:badge_id`, {
       schema: { params: BadgeParams, response: { 200: Badge } },
       config: { auth: 'optional' },
-      preValidation,
+      preValidation: reading,
     }, async (req) => present(req, await loadBadge(req, req.params.badge_id)))
 
     app.post(base, {
       schema: { params: IdParams, body: CreateBody, response: { 201: Badge } },
-      preValidation,
+      preValidation: managing,
     }, async (req, reply) => {
       const { source } = authorizedOf(req)
       const badge = await createBadge(req.ingot.db, { type: source.type, id: source.id }, req.body)
@@ -130,7 +137,7 @@ const badges: FastifyPluginAsyncTypebox = async (app) => {
 
     app.put(`${base}/:badge_id`, {
       schema: { params: BadgeParams, body: UpdateBody, response: { 200: Badge } },
-      preValidation,
+      preValidation: managing,
     }, async (req) => {
       const badge = await loadOwnBadge(req, req.params.badge_id, 'edit')
       return present(req, await updateBadge(req.ingot.db, badge, req.body))
@@ -138,7 +145,7 @@ const badges: FastifyPluginAsyncTypebox = async (app) => {
 
     app.delete(`${base}/:badge_id`, {
       schema: { params: BadgeParams },
-      preValidation,
+      preValidation: managing,
     }, async (req, reply) => {
       await deleteBadge(req.ingot.db, await loadOwnBadge(req, req.params.badge_id, 'delete'))
       return reply.code(204).send()
