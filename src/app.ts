@@ -26,6 +26,7 @@ import projectPages, { routeProjectPageUrl } from './api/project-pages.js'
 import { routeIntegrationsUrl } from './api/v4/integrations.js'
 import { sendExactJsonType } from './api/json-type.js'
 import web from './web/index.js'
+import badgeImages, { routeBadgeUrl } from './web/badges.js'
 import applicationPages from './web/applications.js'
 import profilePages from './web/profile.js'
 import oauthAuthorize from './web/oauth-authorize.js'
@@ -98,7 +99,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     connectionTimeout: ctx.config.connectionTimeoutMs,
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     http: { headersTimeout: ctx.config.headersTimeoutMs },
-    rewriteUrl: (req) => routeIntegrationsUrl(routeProjectPageUrl(routeProjectUploadUrl(routeGitUrl(req.url ?? '/')))),
+    rewriteUrl: (req) => routeIntegrationsUrl(routeBadgeUrl(routeProjectPageUrl(routeProjectUploadUrl(routeGitUrl(req.url ?? '/'))))),
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
     // (Such a request meets no hook and no route: it is given its id, logged and counted here.)
@@ -198,6 +199,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(uploads)
   await app.register(gitHttp)
   await app.register(projectPages)
+  await app.register(badgeImages)
   await app.register(oauth)
   await app.register(web)
   await app.register(profilePages)

@@ -760,6 +760,17 @@ export interface CiVariablesTable {
   protected: Generated<Flag>
 }
 
+/** A badge: a link and an image URL, of a project or (project_id null) of a group, whose projects show it too. */
+export interface BadgesTable {
+  id: Generated<number>
+  link_url: string
+  image_url: string
+  project_id: number | null
+  group_id: number | null
+  created_at: number
+  updated_at: number
+}
+
 /** A pipeline trigger: a token that creates pipelines of the project as its owner. */
 export interface CiTriggersTable {
   id: Generated<number>
@@ -1013,6 +1024,7 @@ export interface Database {
   deployments: DeploymentsTable
   ci_pipeline_variables: CiPipelineVariablesTable
   ci_variables: CiVariablesTable
+  badges: BadgesTable
   ci_triggers: CiTriggersTable
   ci_pipeline_schedules: CiPipelineSchedulesTable
   ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable
@@ -1036,6 +1048,7 @@ export type SshKeyRow = Selectable<SshKeysTable>
 export type IdentityRow = Selectable<IdentitiesTable>
 export type NamespaceRow = Selectable<NamespacesTable>
 export type CiVariableRow = Selectable<CiVariablesTable>
+export type BadgeRow = Selectable<BadgesTable>
 export type ProjectRow = Selectable<ProjectsTable>
 export type ProjectStatisticsRow = Selectable<ProjectStatisticsTable>
 export type MemberRow = Selectable<MembersTable>

@@ -10,6 +10,7 @@
 // python/environments.py deploys through a pipeline and works environments and deployments.
 // python/merge_when_pipeline_succeeds.py works a merge request's pipelines and merge when pipeline
 // succeeds; its merge is a background job, so that test starts the server's job worker.
+// python/badges.py works project and group badges (project.badges, group.badges, render).
 // Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -81,6 +82,14 @@ describe('compat: python-gitlab', () => {
     const script = path.join(import.meta.dirname, 'python', 'environments.py')
     const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
       assert.fail(`python-gitlab environments script failed:\n${err.stderr ?? err.message}`)
+    })
+    assert.equal(stdout.trim(), 'ok')
+  })
+
+  it('works project and group badges', { skip: pythonGitlabMissing() }, async () => {
+    const script = path.join(import.meta.dirname, 'python', 'badges.py')
+    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
+      assert.fail(`python-gitlab badges script failed:\n${err.stderr ?? err.message}`)
     })
     assert.equal(stdout.trim(), 'ok')
   })

@@ -32,6 +32,7 @@ import notificationSettings from './notification-settings.js'
 import pipelines from './pipelines.js'
 import pipelineSchedules from './pipeline-schedules.js'
 import triggers from './triggers.js'
+import badges from './badges.js'
 import projectHousekeeping from './project-housekeeping.js'
 import projectUploads from './project-uploads.js'
 import projectHooks from './project-hooks.js'
@@ -83,6 +84,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(pipelines)
   await app.register(pipelineSchedules)
   await app.register(triggers)
+  await app.register(badges)
   await app.register(projectHousekeeping)
   await app.register(projectUploads)
   await app.register(projectHooks)

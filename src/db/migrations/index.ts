@@ -28,6 +28,7 @@ import * as m0024 from './0024_ci_variables.js'
 import * as m0025 from './0025_ci_triggers_and_schedules.js'
 import * as m0026 from './0026_environments.js'
 import * as m0027 from './0027_merge_when_pipeline_succeeds.js'
+import * as m0028 from './0028_badges.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -61,5 +62,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0025_ci_triggers_and_schedules': m0025,
     '0026_environments': m0026,
     '0027_merge_when_pipeline_succeeds': m0027,
+    '0028_badges': m0028,
   }
 }
