@@ -4,6 +4,7 @@
 import { defineJobKind } from '../../jobs/kind.js'
 import type { MailMessage } from '../mail/mailer.js'
 import { enqueueIssuesDue, sendEventEmails, type NotificationEventPayload } from './register-notification-email.js'
+import { pipelineEmail } from './pipeline-email.js'
 
 export const FAN_OUT_NOTIFICATION = defineJobKind<NotificationEventPayload>({
   name: 'notifications.fan_out',
@@ -23,6 +24,18 @@ export const DELIVER_NOTIFICATION = defineJobKind<MailMessage>({
   async run(ctx, message) {
     // Configuration may have lost its SMTP server since the email was enqueued.
     await ctx.mailer?.send(message)
+  },
+})
+
+/** A pipeline failed or succeeded: its user's email, sent by the job itself (one message, retried whole). */
+export const PIPELINE_EMAIL = defineJobKind<{ pipelineId: number }>({
+  name: 'notifications.pipeline_email',
+  attempts: 8,
+  timeLimitMs: 2 * 60_000,
+  concurrency: 2,
+  async run(ctx, { pipelineId }) {
+    const message = ctx.mailer === null ? null : await pipelineEmail(ctx, pipelineId)
+    if (message !== null) await ctx.mailer?.send(message)
   },
 })
 

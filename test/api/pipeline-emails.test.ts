@@ -1,0 +1,83 @@
+// Pipeline emails through a real SMTP listener: a failed pipeline mails its user (the default level
+// lets failures through), a successful one only a user whose custom level asks for it, a disabled
+// level none; subject and headers as the original's Emails::Pipelines.
+import { after, before, beforeEach, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { makeProject, makeUser, type TestUser } from '../helpers/factories.js'
+import { commitFiles } from '../helpers/git.js'
+import { startSmtpListener, type SmtpListener } from '../helpers/smtp.js'
+import { runJob } from '../helpers/running-jobs.js'
+import { finishJob } from '../../src/services/ci/transitions.js'
+import type { ProjectRow } from '../../src/db/schema.js'
+
+describe('pipeline emails', () => {
+  let t: TestApp
+  let smtp: SmtpListener
+  let owner: TestUser
+  let project: ProjectRow
+  let sha: string
+
+  const deliverAll = async () => { while (await t.ctx.jobs.runDue(Date.now()) > 0) { /* until no job is due */ } }
+
+  /** Runs a one-job pipeline to `outcome` and delivers what follows. */
+  async function finishedPipeline(outcome: 'success' | 'failed'): Promise<number> {
+    const created = await t.api('POST', `/projects/${project.id}/pipeline`, { token: owner.token, body: { ref: 'master' } })
+    assert.equal(created.status, 201, created.text)
+    const job = await t.ctx.db.selectFrom('ci_builds').select('id').where('pipeline_id', '=', created.body.id).executeTakeFirstOrThrow()
+    await runJob(t, job.id)
+    await finishJob(t.ctx, job.id, outcome)
+    await deliverAll()
+    return created.body.id
+  }
+
+  const setLevel = async (body: Record<string, unknown>) => {
+    const res = await t.api('PUT', `/projects/${project.id}/notification_settings`, { token: owner.token, body })
+    assert.equal(res.status, 200, res.text)
+  }
+
+  before(async () => {
+    smtp = await startSmtpListener()
+    t = await buildTestApp({ env: { INGOT_SMTP_URL: smtp.url } })
+    owner = await makeUser(t)
+    project = await makeProject(t, owner)
+    sha = await commitFiles(t, project.id, { '.gitlab-ci.yml': 'test: { script: make test }\n' })
+  })
+  after(async () => {
+    await t.close()
+    await smtp.close()
+  })
+  beforeEach(() => { smtp.messages.length = 0 })
+
+  it('mails the user of a failed pipeline, in Bcc, with the original subject and headers', async () => {
+    const id = await finishedPipeline('failed')
+    const [mail] = await smtp.waitFor(1)
+    assert.equal(smtp.messages.length, 1)
+    assert.deepEqual(mail!.to, [owner.user.email.toLowerCase()])
+    assert.equal(mail!.headers.bcc, undefined, 'Bcc never shows in the message')
+    assert.equal(mail!.subject, `${project.name} | Failed | master | ${sha.slice(0, 8)}`)
+    assert.equal(mail!.headers['x-gitlab-pipeline-id'], String(id))
+    assert.equal(mail!.headers['x-gitlab-pipeline-ref'], 'master')
+    assert.equal(mail!.headers['x-gitlab-pipeline-status'], 'failed')
+    assert.match(mail!.text, /Your pipeline has failed\./)
+    assert.match(mail!.text, new RegExp(`/pipelines/${id}`))
+  })
+
+  it('mails a successful pipeline only to a custom level that asks for it', async () => {
+    await finishedPipeline('success')
+    assert.equal(smtp.messages.length, 0, 'participating users are not told of successes')
+    await setLevel({ level: 'custom', success_pipeline: true })
+    await finishedPipeline('success')
+    const [mail] = await smtp.waitFor(1)
+    assert.equal(mail!.subject, `${project.name} | Succeeded | master | ${sha.slice(0, 8)}`)
+    assert.match(mail!.text, /Your pipeline has passed\./)
+  })
+
+  it('mails nothing to a disabled level, nor to a custom level without failed_pipeline', async () => {
+    await setLevel({ level: 'disabled' })
+    await finishedPipeline('failed')
+    await setLevel({ level: 'custom', failed_pipeline: false })
+    await finishedPipeline('failed')
+    assert.equal(smtp.messages.length, 0)
+  })
+})
