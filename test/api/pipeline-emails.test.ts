@@ -1,6 +1,7 @@
 // Pipeline emails through a real SMTP listener: a failed pipeline mails its user (the default level
 // lets failures through), a successful one only a user whose custom level asks for it, a disabled
-// level none; subject and headers as the original's Emails::Pipelines.
+// level none; subject and headers as the original's Emails::Pipelines. The pipelines-email
+// integration mails its recipients about failures, and successes too without notify_only_broken_pipelines.
 import { after, before, beforeEach, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
@@ -79,5 +80,38 @@ describe('pipeline emails', () => {
     await setLevel({ level: 'custom', failed_pipeline: false })
     await finishedPipeline('failed')
     assert.equal(smtp.messages.length, 0)
+  })
+
+  it('pipelines-email integration: set over the API, mails its recipients about broken pipelines, successes when asked', async () => {
+    await setLevel({ level: 'disabled' })
+    const base = `/projects/${project.id}/services/pipelines-email`
+    const missing = await t.api('PUT', base, { token: owner.token, body: {} })
+    assert.equal(missing.status, 400, missing.text)
+    const saved = await t.api('PUT', base, { token: owner.token, body: { recipients: 'ci@example.com, team@example.com\nops@example.com', pipeline_events: true } })
+    assert.equal(saved.status, 200, saved.text)
+    assert.equal(saved.body.pipeline_events, true)
+    assert.equal(saved.body.properties.notify_only_broken_pipelines, true)
+    const shown = await t.api('GET', base, { token: owner.token })
+    assert.equal(shown.status, 200, shown.text)
+
+    await finishedPipeline('success')
+    assert.equal(smtp.messages.length, 0, 'only broken pipelines by default')
+    await finishedPipeline('failed')
+    const [mail] = await smtp.waitFor(1)
+    assert.deepEqual([...mail!.to].sort(), ['ci@example.com', 'ops@example.com', 'team@example.com'])
+    assert.match(mail!.subject, / \| Failed \| master \| /)
+
+    smtp.messages.length = 0
+    const all = await t.api('PUT', base, { token: owner.token, body: { recipients: 'ci@example.com', notify_only_broken_pipelines: false } })
+    assert.equal(all.status, 200, all.text)
+    await finishedPipeline('success')
+    const [success] = await smtp.waitFor(1)
+    assert.deepEqual(success!.to, ['ci@example.com'])
+
+    smtp.messages.length = 0
+    const off = await t.api('PUT', base, { token: owner.token, body: { recipients: 'ci@example.com', pipeline_events: false } })
+    assert.equal(off.status, 200, off.text)
+    await finishedPipeline('failed')
+    assert.equal(smtp.messages.length, 0, 'pipeline_events off: nothing')
   })
 })

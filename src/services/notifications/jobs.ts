@@ -4,7 +4,7 @@
 import { defineJobKind } from '../../jobs/kind.js'
 import type { MailMessage } from '../mail/mailer.js'
 import { enqueueIssuesDue, sendEventEmails, type NotificationEventPayload } from './register-notification-email.js'
-import { pipelineEmail } from './pipeline-email.js'
+import { pipelineEmails } from './pipeline-email.js'
 
 export const FAN_OUT_NOTIFICATION = defineJobKind<NotificationEventPayload>({
   name: 'notifications.fan_out',
@@ -27,15 +27,14 @@ export const DELIVER_NOTIFICATION = defineJobKind<MailMessage>({
   },
 })
 
-/** A pipeline failed or succeeded: its user's email, sent by the job itself (one message, retried whole). */
+/** A pipeline failed or succeeded: its user's email and the pipelines-email integration's, each its own delivery. */
 export const PIPELINE_EMAIL = defineJobKind<{ pipelineId: number }>({
   name: 'notifications.pipeline_email',
-  attempts: 8,
+  attempts: 5,
   timeLimitMs: 2 * 60_000,
   concurrency: 2,
   async run(ctx, { pipelineId }) {
-    const message = ctx.mailer === null ? null : await pipelineEmail(ctx, pipelineId)
-    if (message !== null) await ctx.mailer?.send(message)
+    await ctx.jobs.enqueueMany(DELIVER_NOTIFICATION, await pipelineEmails(ctx, pipelineId))
   },
 })
 

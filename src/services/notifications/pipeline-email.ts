@@ -2,12 +2,15 @@
 // Emails::Pipelines: when a pipeline fails (failed_pipeline) or succeeds (success_pipeline), its user
 // is told when their effective level lets the event through as a watcher's (participating and watch
 // get failures, custom its own choice; successes only custom), and while they can read pipelines.
-// One email, recipients in Bcc; subject "<project> | Failed | <ref> | <short sha>".
+// One email, recipients in Bcc; subject "<project> | Failed | <ref> | <short sha>". The pipelines-email
+// integration (PipelinesEmailService) sends the same email to its recipients: failures always,
+// successes unless notify_only_broken_pipelines.
 import type { AppContext } from '../../context.js'
-import type { CiPipelineRow } from '../../db/schema.js'
+import type { CiPipelineRow, NamespaceRow, ProjectRow } from '../../db/schema.js'
 import type { EmailEvent } from '../../entities/notification-setting.js'
 import type { MailMessage } from '../mail/mailer.js'
 import { canOnProject } from '../../policies/project-policy.js'
+import { activeIntegrations, parseSettings } from '../integrations/integrations.js'
 import { accessOf, suitableLevel } from './recipients.js'
 import { effectiveSettings, notificationEmailOf, projectPlace, settingsAt } from './settings.js'
 
@@ -21,25 +24,49 @@ export function isEmailedPipelineStatus(status: CiPipelineRow['status']): boolea
   return EVENTS[status] !== undefined
 }
 
-/** The email about the pipeline to its user, or null when nobody is to be told. */
-export async function pipelineEmail(ctx: AppContext, pipelineId: number): Promise<MailMessage | null> {
+/** The emails about a finished pipeline: to its user, and to the pipelines-email integration's recipients. */
+export async function pipelineEmails(ctx: AppContext, pipelineId: number): Promise<MailMessage[]> {
   const { db } = ctx
   const pipeline = await db.selectFrom('ci_pipelines').selectAll().where('id', '=', pipelineId).executeTakeFirst()
   const kind = pipeline === undefined ? undefined : EVENTS[pipeline.status]
-  if (pipeline === undefined || kind === undefined || pipeline.user_id === null) return null
-  const [project, user] = await Promise.all([
-    db.selectFrom('projects').selectAll().where('id', '=', pipeline.project_id).executeTakeFirst(),
-    db.selectFrom('users').selectAll().where('id', '=', pipeline.user_id).executeTakeFirst(),
-  ])
-  if (project === undefined || user === undefined || user.state !== 'active' || user.ghost === 1) return null
+  if (pipeline === undefined || kind === undefined) return []
+  const project = await db.selectFrom('projects').selectAll().where('id', '=', pipeline.project_id).executeTakeFirst()
+  if (project === undefined) return []
   const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
+  const compose = (recipients: string[]) =>
+    composePipelineEmail(ctx, pipeline, `${namespace.full_path}/${project.path}`, project.name, kind.word, recipients)
+  const userEmail = await userRecipient(ctx, pipeline, project, namespace, kind.event)
+  const integrationRecipients = await integrationRecipientsOf(ctx, pipeline)
+  return [
+    ...userEmail === null ? [] : [compose([userEmail])],
+    ...integrationRecipients.length === 0 ? [] : [compose(integrationRecipients)],
+  ]
+}
+
+/** PipelinesEmailService: its recipients (split at commas, spaces and line ends) when it hears this pipeline. */
+async function integrationRecipientsOf(ctx: AppContext, pipeline: CiPipelineRow): Promise<string[]> {
+  const [integration] = await activeIntegrations(ctx.db, pipeline.project_id, ['pipelines-email'])
+  if (integration === undefined || integration.pipeline_events !== 1) return []
+  const settings = parseSettings(ctx.secrets, integration)
+  if (pipeline.status === 'success' && settings.notify_only_broken_pipelines !== false) return []
+  return typeof settings.recipients === 'string' ? settings.recipients.split(/[,\r\n ]+/).filter((address) => address !== '') : []
+}
+
+/** The pipeline's user's notification email, when their level and access let the event through. */
+async function userRecipient(
+  ctx: AppContext, pipeline: CiPipelineRow, project: ProjectRow, namespace: NamespaceRow, event: EmailEvent,
+): Promise<string | null> {
+  const { db } = ctx
+  if (pipeline.user_id === null) return null
+  const user = await db.selectFrom('users').selectAll().where('id', '=', pipeline.user_id).executeTakeFirst()
+  if (user === undefined || user.state !== 'active' || user.ghost === 1) return null
   const place = await projectPlace(db, project)
   const [rows, access] = await Promise.all([settingsAt(db, place, [user.id]), accessOf(db, project.id, [user.id])])
   const setting = effectiveSettings(place, rows, [user.id]).get(user.id)!
-  if (!suitableLevel(setting, 'watch', kind.event)) return null
+  if (!suitableLevel(setting, 'watch', event)) return null
   const subject = { project, namespace, access: access.get(user.id) ?? { projectAccess: null, groupAccess: null, level: 0 } }
   if (!canOnProject({ user, token: null, sudoFrom: null }, subject, 'read_pipeline')) return null
-  return composePipelineEmail(ctx, pipeline, `${namespace.full_path}/${project.path}`, project.name, kind.word, [notificationEmailOf(user, setting.global)])
+  return notificationEmailOf(user, setting.global)
 }
 
 /** Emails::Pipelines#pipeline_mail: one message to every recipient in Bcc. */
