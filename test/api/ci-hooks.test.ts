@@ -1,6 +1,7 @@
 // Pipeline Hook and Job Hook: a real receiver gets the original's DataBuilder::Pipeline and ::Build
 // bodies when a pipeline runs (its jobs started and finished by the test as a runner would), only
-// hooks with pipeline_events or job_events get them, and the hook test endpoint sends them too.
+// hooks with pipeline_events or job_events get them, and the hook test endpoint sends them too. The
+// chat webhook integration announces broken pipelines (and passed ones when asked) as the original.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
@@ -148,5 +149,38 @@ describe('Pipeline Hook and Job Hook', () => {
       if (trigger === 'pipeline_events') assert.equal(sent[0]!.body.object_attributes.id, first.id)
       else assert.equal(sent[0]!.body.object_kind, 'build')
     }
+  })
+
+  it('the chat webhook announces a failed pipeline, a passed one only without notify_only_broken_pipelines', async () => {
+    const base = `/projects/${project.id}/services/chat-webhook`
+    // notify_only_default_branch is on: master must be the default branch.
+    await t.ctx.db.updateTable('projects').set({ default_branch: 'master' }).where('id', '=', project.id).execute()
+    const saved = await t.api('PUT', base, { token: owner.token, body: { webhook: `${receiver.url}/chat`, pipeline_events: true, push_events: false } })
+    assert.equal(saved.status, 200, saved.text)
+    const chat = () => receiver.received.filter((r) => r.path === '/chat').map((r) => r.body.text as string)
+    const runTo = async (outcome: 'success' | 'failed') => {
+      const created = await t.api('POST', `/projects/${project.id}/pipeline`, { token: owner.token, body: { ref: 'master' } })
+      assert.equal(created.status, 201, created.text)
+      const jobs = await t.ctx.db.selectFrom('ci_builds').select('id').where('pipeline_id', '=', created.body.id).orderBy('id').execute()
+      for (const job of jobs) {
+        await runJob(t, job.id)
+        await finishJob(t.ctx, job.id, outcome)
+        if (outcome === 'failed') break
+      }
+      await deliverAll()
+      return created.body.id as number
+    }
+    receiver.clear()
+    const failed = await runTo('failed')
+    await until(() => chat().length === 1, 'the chat message')
+    const projectPath = `${owner.user.username}/${project.path}`
+    assert.match(chat()[0]!, new RegExp(`^<http://ingot\\.test/${projectPath}\\|${projectPath}>: Pipeline <http://ingot\\.test/${projectPath}/pipelines/${failed}\\|#${failed}> of branch <http://ingot\\.test/${projectPath}/commits/master\\|master> by ${owner.user.name} \\(${owner.user.username}\\) failed in \\d+ seconds?$`))
+    await runTo('success')
+    assert.equal(chat().length, 1, 'a passed pipeline is not announced by default')
+    const all = await t.api('PUT', base, { token: owner.token, body: { webhook: `${receiver.url}/chat`, notify_only_broken_pipelines: false } })
+    assert.equal(all.status, 200, all.text)
+    const passed = await runTo('success')
+    await until(() => chat().length === 2, 'the passed pipeline')
+    assert.match(chat()[1]!, new RegExp(`Pipeline <[^|]+\\|#${passed}> of branch .* passed in \\d+ seconds?$`))
   })
 })

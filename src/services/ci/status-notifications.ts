@@ -2,11 +2,12 @@
 // PipelineHooksWorker and BuildHooksWorker: every move of a pipeline's status, and a job's start
 // (pending → running) and end (success, failed, canceled), are told to the project's hooks that
 // listen to pipeline_events or job_events; a pipeline that failed or succeeded is emailed about
-// (notifications/pipeline-email.ts). Only jobs are enqueued here: the payloads are built and
+// (notifications/pipeline-email.ts) and announced by the chat webhook (integrations/chat-webhook.ts). Only jobs are enqueued here: the payloads are built and
 // sent by the web hooks' jobs (services/hooks/deliveries.ts).
 import type { AppContext } from '../../context.js'
 import type { CiBuildRow } from '../../db/schema.js'
 import { enqueueCiHooks } from '../hooks/deliveries.js'
+import { chatOnPipeline } from '../integrations/chat-webhook.js'
 import { PIPELINE_EMAIL } from '../notifications/jobs.js'
 import { isEmailedPipelineStatus } from '../notifications/pipeline-email.js'
 import type { ProcessedPipeline } from './status.js'
@@ -15,6 +16,7 @@ import type { ProcessedPipeline } from './status.js'
 export async function afterPipelineStatus(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
   if (!processed.statusChanged) return
   await enqueueCiHooks(ctx, { kind: 'pipeline', projectId: processed.projectId, id: processed.pipelineId })
+  await chatOnPipeline(ctx, processed.projectId, processed.pipelineId, processed.status)
   if (ctx.mailer !== null && isEmailedPipelineStatus(processed.status)) await ctx.jobs.enqueue(PIPELINE_EMAIL, { pipelineId: processed.pipelineId })
 }
 
