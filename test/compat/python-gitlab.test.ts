@@ -8,6 +8,7 @@
 // python/ci_variables.py works project and group CI/CD variables (project.variables, group.variables).
 // python/ci_triggers.py works pipeline triggers (and trigger_pipeline) and pipeline schedules.
 // python/environments.py deploys through a pipeline and works environments and deployments.
+// python/ci_notifications.py works hooks with pipeline_events and job_events, and the pipelines-email integration.
 // Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -79,6 +80,14 @@ describe('compat: python-gitlab', () => {
     const script = path.join(import.meta.dirname, 'python', 'environments.py')
     const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
       assert.fail(`python-gitlab environments script failed:\n${err.stderr ?? err.message}`)
+    })
+    assert.equal(stdout.trim(), 'ok')
+  })
+
+  it('works hooks with pipeline and job events and the pipelines-email integration', { skip: pythonGitlabMissing() }, async () => {
+    const script = path.join(import.meta.dirname, 'python', 'ci_notifications.py')
+    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
+      assert.fail(`python-gitlab notifications script failed:\n${err.stderr ?? err.message}`)
     })
     assert.equal(stdout.trim(), 'ok')
   })
