@@ -1,16 +1,11 @@
 // The bodies of Pipeline Hook and Job Hook, in the shapes of the original's DataBuilder::Pipeline and
 // DataBuilder::Build (release 11.5). Built in the fan-out job from the records as they are then, as
-// the original's hook workers build them. Times are Ruby's Time#to_s ("2016-08-12 15:23:28 UTC"):
-// the original passed these payloads through Sidekiq's JSON, which writes times that way.
+// the original's hook workers build them. Times are ISO 8601 as in every payload (docs/api.md).
 import type { AppContext } from '../../context.js'
 import type { CiBuildRow, CiPipelineRow, CiStatus, UserRow } from '../../db/schema.js'
+import { isoTime } from '../../db/values.js'
 import { compositeStatus } from '../ci/status.js'
 import { commitHookAttrs, hookPresentContext, loadProjectRef, projectHookAttrs, projectWebUrl, userHookAttrs, type HookPayload } from './payloads.js'
-
-/** Ruby's Time#to_s of a UTC time; null stays null. */
-function rubyTime(ms: number | null): string | null {
-  return ms === null ? null : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
-}
 
 /** The label of the original's detailed status (Gitlab::Ci::Status) of a pipeline. */
 function detailedStatusLabel(status: CiStatus, withWarnings: boolean): string {
@@ -69,8 +64,8 @@ export async function pipelinePayload(ctx: AppContext, pipelineId: number): Prom
       status: pipeline.status,
       detailed_status: detailedStatusLabel(pipeline.status, withWarnings && compositeStatus(latest) === 'success'),
       stages: stageNames(jobs),
-      created_at: rubyTime(pipeline.created_at),
-      finished_at: rubyTime(pipeline.finished_at),
+      created_at: isoTime(pipeline.created_at),
+      finished_at: isoTime(pipeline.finished_at),
       duration: pipeline.duration,
       variables: variables.map((row) => ({ key: row.key, value: ctx.secrets.open('ci.pipeline_variables', row.encrypted_value) })),
     },
@@ -84,9 +79,9 @@ export async function pipelinePayload(ctx: AppContext, pipelineId: number): Prom
         stage: job.stage,
         name: job.name,
         status: job.status,
-        created_at: rubyTime(job.created_at),
-        started_at: rubyTime(job.started_at),
-        finished_at: rubyTime(job.finished_at),
+        created_at: isoTime(job.created_at),
+        started_at: isoTime(job.started_at),
+        finished_at: isoTime(job.finished_at),
         when: job.when,
         manual: job.when === 'manual',
         user: userOf(job.user_id),
@@ -132,8 +127,8 @@ export async function jobPayload(ctx: AppContext, jobId: number): Promise<HookPa
     build_name: job.name,
     build_stage: job.stage,
     build_status: job.status,
-    build_started_at: rubyTime(job.started_at),
-    build_finished_at: rubyTime(job.finished_at),
+    build_started_at: isoTime(job.started_at),
+    build_finished_at: isoTime(job.finished_at),
     build_duration: jobDuration(job, Date.now()),
     build_allow_failure: job.allow_failure === 1,
     build_failure_reason: job.failure_reason,
@@ -150,8 +145,8 @@ export async function jobPayload(ctx: AppContext, jobId: number): Promise<HookPa
       author_url: author === undefined ? `mailto:${commit?.author.email ?? ''}` : `${pc.baseUrl}/${author.username}`,
       status: pipeline.status,
       duration: pipeline.duration,
-      started_at: rubyTime(pipeline.started_at),
-      finished_at: rubyTime(pipeline.finished_at),
+      started_at: isoTime(pipeline.started_at),
+      finished_at: isoTime(pipeline.finished_at),
     },
     repository: {
       name: ref.project.name,
