@@ -10,6 +10,7 @@ import { commitFiles } from '../helpers/git.js'
 import { startSmtpListener, type SmtpListener } from '../helpers/smtp.js'
 import { runJob } from '../helpers/running-jobs.js'
 import { finishJob } from '../../src/services/ci/transitions.js'
+import { createPipeline } from '../../src/services/ci/create-pipeline.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 
 describe('pipeline emails', () => {
@@ -62,6 +63,20 @@ describe('pipeline emails', () => {
     assert.equal(mail!.headers['x-gitlab-pipeline-status'], 'failed')
     assert.match(mail!.text, /Your pipeline has failed\./)
     assert.match(mail!.text, new RegExp(`/pipelines/${id}`))
+  })
+
+  it('mails the failure of a pipeline whose CI file does not read', async () => {
+    await commitFiles(t, project.id, { '.gitlab-ci.yml': 'test: { script: [[1]] }\n' }, { branch: 'broken', parent: null })
+    const sha = (await t.ctx.repositories.open(project.id).resolveCommit('refs/heads/broken'))!
+    const namespace = await t.ctx.db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
+    // As a push creates it: kept, failed with config_error.
+    const created = await createPipeline(t.ctx, {
+      project, namespace, userId: owner.user.id, source: 'push', ref: 'broken', tag: false, sha, beforeSha: null, saveOnConfigError: true,
+    })
+    assert.ok(created.ok && created.pipeline.status === 'failed')
+    await deliverAll()
+    const [mail] = await smtp.waitFor(1)
+    assert.match(mail!.subject, / \| Failed \| broken \| /)
   })
 
   it('mails a successful pipeline only to a custom level that asks for it', async () => {

@@ -12,8 +12,8 @@ import { PIPELINE_EMAIL } from '../notifications/jobs.js'
 import { isEmailedPipelineStatus } from '../notifications/pipeline-email.js'
 import type { ProcessedPipeline } from './status.js'
 
-/** After the transaction that processed the pipeline has committed. */
-export async function afterPipelineStatus(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
+/** After the transaction that processed the pipeline (or wrote it failed, for a CI file that does not read) has committed. */
+export async function afterPipelineStatus(ctx: AppContext, processed: Pick<ProcessedPipeline, 'pipelineId' | 'projectId' | 'status' | 'statusChanged'>): Promise<void> {
   if (!processed.statusChanged) return
   await enqueueCiHooks(ctx, { kind: 'pipeline', projectId: processed.projectId, id: processed.pipelineId })
   await chatOnPipeline(ctx, processed.projectId, processed.pipelineId, processed.status)
