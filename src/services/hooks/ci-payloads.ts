@@ -29,11 +29,13 @@ export async function pipelinePayload(ctx: AppContext, pipelineId: number): Prom
   const ref = await loadProjectRef(ctx.db, pipeline.project_id)
   if (ref === null) return null
   const pc = hookPresentContext(ctx)
-  const [jobs, variables, commit] = await Promise.all([
-    ctx.db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipelineId).where('kind', '=', 'ci').orderBy('id').execute(),
+  const [statuses, variables, commit] = await Promise.all([
+    ctx.db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipelineId).orderBy('id').execute(),
     ctx.db.selectFrom('ci_pipeline_variables').select(['key', 'encrypted_value']).where('pipeline_id', '=', pipelineId).orderBy('id').execute(),
     ctx.repositories.open(pipeline.project_id).readCommit(pipeline.sha),
   ])
+  // `builds` are the CI jobs; the stages count commit statuses too (the original's statuses).
+  const jobs = statuses.filter((row) => row.kind === 'ci')
   const userIds = [...new Set([pipeline.user_id, ...jobs.map((job) => job.user_id)].filter((id): id is number => id !== null))]
   const runnerIds = [...new Set(jobs.map((job) => job.runner_id).filter((id): id is number => id !== null))]
   const [users, runners, archives] = await Promise.all([
@@ -51,7 +53,7 @@ export async function pipelinePayload(ctx: AppContext, pipelineId: number): Prom
     return runner === undefined ? null
       : { id: runner.id, description: runner.description, active: runner.active === 1, is_shared: runner.runner_type === 'instance_type' }
   }
-  const latest = jobs.filter((job) => job.retried === 0)
+  const latest = statuses.filter((job) => job.retried === 0)
   const withWarnings = latest.some((job) => job.allow_failure === 1 && (job.status === 'failed' || job.status === 'canceled'))
   return {
     object_kind: 'pipeline',
@@ -63,7 +65,7 @@ export async function pipelinePayload(ctx: AppContext, pipelineId: number): Prom
       before_sha: pipeline.before_sha,
       status: pipeline.status,
       detailed_status: detailedStatusLabel(pipeline.status, withWarnings && compositeStatus(latest) === 'success'),
-      stages: stageNames(jobs),
+      stages: stageNames(statuses),
       created_at: isoTime(pipeline.created_at),
       finished_at: isoTime(pipeline.finished_at),
       duration: pipeline.duration,
