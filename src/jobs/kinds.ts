@@ -8,13 +8,13 @@ import { DELIVER_WEB_HOOK, FAN_OUT_WEB_HOOKS } from '../services/hooks/jobs.js'
 import { POST_CHAT_MESSAGE, SEND_PUSH_EMAIL } from '../services/integrations/jobs.js'
 import { END_EXPIRED_MEMBERSHIPS } from '../services/members/jobs.js'
 import { AUTO_MERGE, RECHECK_MERGE_STATUS, RECOVER_STUCK_MERGES } from '../services/merge-requests/jobs.js'
-import { DELIVER_NOTIFICATION, FAN_OUT_NOTIFICATION, REMIND_ISSUES_DUE } from '../services/notifications/jobs.js'
+import { DELIVER_NOTIFICATION, FAN_OUT_NOTIFICATION, PIPELINE_EMAIL, REMIND_ISSUES_DUE } from '../services/notifications/jobs.js'
 import { HOUSEKEEP_REPOSITORY, REFRESH_STATISTICS } from '../services/projects/jobs.js'
 import { PRUNE_EXPIRED_SESSIONS } from '../services/sessions/jobs.js'
 
 export const ALL_JOB_KINDS: readonly AnyJobKind[] = [
   FAN_OUT_WEB_HOOKS, DELIVER_WEB_HOOK,
-  FAN_OUT_NOTIFICATION, DELIVER_NOTIFICATION, REMIND_ISSUES_DUE,
+  FAN_OUT_NOTIFICATION, DELIVER_NOTIFICATION, REMIND_ISSUES_DUE, PIPELINE_EMAIL,
   SEND_PUSH_EMAIL, POST_CHAT_MESSAGE,
   RECHECK_MERGE_STATUS, RECOVER_STUCK_MERGES, AUTO_MERGE,
   REFRESH_STATISTICS, HOUSEKEEP_REPOSITORY,

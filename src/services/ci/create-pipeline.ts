@@ -15,6 +15,7 @@ import { ensureJobEnvironments } from './environments.js'
 import type { CiJob } from './config/types.js'
 import { processPipeline } from './status.js'
 import { afterProcessing } from './transitions.js'
+import { afterPipelineStatus } from './status-notifications.js'
 import { predefinedVariables } from './variables.js'
 import { ciVariablesForRef } from './ci-variables.js'
 
@@ -121,9 +122,12 @@ function pipelineRow(input: CreatePipelineInput, commit: Commit, now: number) {
 
 async function insertFailedPipeline(ctx: AppContext, input: CreatePipelineInput, commit: Commit, error: string): Promise<CiPipelineRow> {
   const now = Date.now()
-  return ctx.db.insertInto('ci_pipelines')
+  const pipeline = await ctx.db.insertInto('ci_pipelines')
     .values({ ...pipelineRow(input, commit, now), status: 'failed', yaml_errors: error, failure_reason: 'config_error', finished_at: now })
     .returningAll().executeTakeFirstOrThrow()
+  // The original saves it, then drops it: a move to failed, told as any other.
+  await afterPipelineStatus(ctx, { pipelineId: pipeline.id, projectId: pipeline.project_id, status: 'failed', statusChanged: true })
+  return pipeline
 }
 
 /** The pipeline, its variables, its jobs' environments and its created jobs, then the first stage's jobs moved on, in one transaction. */

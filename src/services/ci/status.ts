@@ -86,9 +86,10 @@ function averageCoverage(jobs: readonly CiBuildRow[]): string | null {
 
 export interface ProcessedPipeline {
   pipelineId: number
+  projectId: number
   status: CiStatus
-  /** The status before this processing. */
-  previousStatus: CiStatus
+  /** Whether this processing moved the pipeline to `status` (hooks and emails follow such moves). */
+  statusChanged: boolean
   /** Jobs that became scheduled, to be enqueued when due once the transaction commits. */
   scheduled: { id: number; scheduledAt: number }[]
   /**
@@ -127,7 +128,7 @@ export async function processPipeline(trx: Db, pipelineId: number, now: number):
   }
   const status = compositeStatus(jobs) ?? 'skipped'
   const queued = jobs.some((job) => job.status === 'pending' && job.kind === 'ci' && job.queued_at === now)
-  const pipeline = await trx.selectFrom('ci_pipelines').select(['status', 'started_at', 'finished_at']).where('id', '=', pipelineId).executeTakeFirstOrThrow()
+  const pipeline = await trx.selectFrom('ci_pipelines').select(['project_id', 'status', 'started_at', 'finished_at']).where('id', '=', pipelineId).executeTakeFirstOrThrow()
   const completed = COMPLETED_STATUSES.includes(status)
   await trx.updateTable('ci_pipelines').set({
     status,
@@ -137,5 +138,5 @@ export async function processPipeline(trx: Db, pipelineId: number, now: number):
     coverage: averageCoverage(jobs),
     ...(pipeline.status === status ? {} : { updated_at: now }),
   }).where('id', '=', pipelineId).execute()
-  return { pipelineId, status, previousStatus: pipeline.status, scheduled, queued }
+  return { pipelineId, projectId: pipeline.project_id, status, statusChanged: pipeline.status !== status, scheduled, queued }
 }

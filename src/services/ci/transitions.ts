@@ -17,6 +17,7 @@ import { readBuildOptions, retriedRowOf } from './build-options.js'
 import { recordJobDeployment } from './deployments.js'
 import { ARCHIVE_TRACE, ENQUEUE_DELAYED_JOB } from './jobs.js'
 import { onPipelineProcessed } from '../merge-requests/merge-when-pipeline-succeeds.js'
+import { afterJobStatus, afterPipelineStatus } from './status-notifications.js'
 import { CANCELABLE_STATUSES, RETRYABLE_STATUSES, processPipeline, type ProcessedPipeline } from './status.js'
 
 /**
@@ -47,6 +48,7 @@ export async function afterProcessing(ctx: AppContext, processed: ProcessedPipel
     await ctx.jobs.enqueue(ENQUEUE_DELAYED_JOB, { jobId: job.id }, { uniqueKey: String(job.id), runAt: job.scheduledAt })
   }
   await onPipelineProcessed(ctx, processed)
+  await afterPipelineStatus(ctx, processed)
 }
 
 /** Enqueues the archive of the traces of jobs that ended (canceled or finished); after commit. */
@@ -81,8 +83,10 @@ async function moveJob(ctx: AppContext, jobId: number, from: readonly CiBuildRow
  * kind `ci` only: a pending commit status (kind `external`, services/ci/commit-status.ts) waits for
  * the outside system that set it, never for a runner.
  */
-export function startJob(ctx: AppContext, jobId: number, runnerId: number | null = null): Promise<CiBuildRow | null> {
-  return moveJob(ctx, jobId, ['pending'], (_job, now) => ({ status: 'running', started_at: now, runner_id: runnerId }))
+export async function startJob(ctx: AppContext, jobId: number, runnerId: number | null = null): Promise<CiBuildRow | null> {
+  const started = await moveJob(ctx, jobId, ['pending'], (_job, now) => ({ status: 'running', started_at: now, runner_id: runnerId }))
+  if (started !== null) await afterJobStatus(ctx, [started])
+  return started
 }
 
 export interface RunnerStart {
@@ -135,6 +139,7 @@ export async function startJobForRunner(ctx: AppContext, job: Pick<CiBuildRow, '
   const taken = await takePendingJob(ctx.db, job, runnerId, start, Date.now())
   if (taken === null) return null
   if (taken.pipelineStatus !== 'running') await transition(ctx, job.pipeline_id, async () => undefined)
+  await afterJobStatus(ctx, [taken.job])
   return taken.job
 }
 
@@ -184,7 +189,10 @@ async function endJob(
     if (outcome === 'failed' && await retriesLeft(trx, finished, failureReason)) await replaceJob(trx, finished, finished.user_id, now, 'pending')
     return finished
   })
-  if (finished !== null) await enqueueTraceArchives(ctx, [jobId])
+  if (finished !== null) {
+    await enqueueTraceArchives(ctx, [jobId])
+    await afterJobStatus(ctx, [finished])
+  }
   return finished
 }
 
@@ -218,7 +226,10 @@ async function replaceJob(trx: Db, job: CiBuildRow, userId: number | null, now: 
 /** Cancels a created, pending, running or scheduled job; the job as it is (unchanged when it could not be canceled). */
 export async function cancelJob(ctx: AppContext, jobId: number): Promise<CiBuildRow | null> {
   const canceled = await moveJob(ctx, jobId, CANCELABLE_STATUSES, (_job, now) => ({ status: 'canceled', finished_at: now }))
-  if (canceled !== null) await enqueueTraceArchives(ctx, [jobId])
+  if (canceled !== null) {
+    await enqueueTraceArchives(ctx, [jobId])
+    await afterJobStatus(ctx, [canceled])
+  }
   return canceled ?? (await findJob(ctx.db, jobId)) ?? null
 }
 
@@ -283,11 +294,12 @@ export async function cancelPipeline(ctx: AppContext, pipeline: CiPipelineRow): 
   const canceled = await transition(ctx, pipeline.id, async (trx, now) => {
     const rows = await trx.updateTable('ci_builds').set({ status: 'canceled', finished_at: now, updated_at: now })
       .where('pipeline_id', '=', pipeline.id).where('retried', '=', 0).where('status', 'in', CANCELABLE_STATUSES)
-      .returning(['id', 'started_at']).execute()
-    // Only jobs that ran have a trace to archive.
-    return rows.filter((row) => row.started_at !== null).map((row) => row.id)
+      .returning(['id', 'project_id', 'started_at']).execute()
+    return rows
   })
-  await enqueueTraceArchives(ctx, canceled ?? [])
+  // Only jobs that ran have a trace to archive.
+  await enqueueTraceArchives(ctx, (canceled ?? []).filter((row) => row.started_at !== null).map((row) => row.id))
+  await afterJobStatus(ctx, canceled ?? [])
 }
 
 /** Records the coverage found in an ended job's trace; the pipeline's average follows. */

@@ -21,6 +21,7 @@ import type { CompletedPush } from '../push/after-push.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { OutboundError, postJson, type OutboundResponse } from '../outbound/outbound-http.js'
 import { FAN_OUT_WEB_HOOKS } from './jobs.js'
+import { jobPayload, pipelinePayload } from './ci-payloads.js'
 import {
   hookPresentContext, issuePayload, loadProjectRef, mergeRequestPayload, notePayload, projectHookAttrs, pushPayload,
   userHookAttrs, wikiPagePayload, type HookPayload, type ProjectRef, type PushSelection,
@@ -114,7 +115,14 @@ export interface PushFanOut {
   userId: number
   updates: { ref: string; oldId: string; newId: string }[]
 }
-export type FanOut = PushFanOut | Exclude<Activity, SystemActivity> | SystemActivity
+/** A pipeline's or a job's status changed: project hooks with pipeline_events or job_events (no system hooks, as the original). */
+export interface CiFanOut {
+  kind: 'pipeline' | 'job'
+  projectId: number
+  /** The pipeline's or the job's id. */
+  id: number
+}
+export type FanOut = PushFanOut | CiFanOut | Exclude<Activity, SystemActivity> | SystemActivity
 
 export interface Delivery {
   hookId: number
@@ -248,10 +256,20 @@ async function wikiPageDeliveries(ctx: AppContext, activity: WikiPageActivity): 
   return toHooks(hooks, 'wiki_page_events', HOOK_EVENT_HEADERS.wiki_page_events, await wikiPagePayload(ctx, ref, activity))
 }
 
+async function ciDeliveries(ctx: AppContext, job: CiFanOut): Promise<Delivery[]> {
+  const flag = job.kind === 'pipeline' ? 'pipeline_events' : 'job_events'
+  const hooks = (await hooksFor(ctx.db, job.projectId)).filter((hook) => hook.project_id !== null && hook[flag] === 1)
+  if (hooks.length === 0) return []
+  const payload = job.kind === 'pipeline' ? await pipelinePayload(ctx, job.id) : await jobPayload(ctx, job.id)
+  return payload === null ? [] : toHooks(hooks, flag, HOOK_EVENT_HEADERS[flag], payload)
+}
+
 /** The deliveries an event makes: one per hook that hears it, each with the payload built once. */
 export async function deliveriesOf(ctx: AppContext, job: FanOut): Promise<Delivery[]> {
   switch (job.kind) {
     case 'push': return pushDeliveries(ctx, job)
+    case 'pipeline':
+    case 'job': return ciDeliveries(ctx, job)
     case 'issue': return issueDeliveries(ctx, job)
     case 'merge_request': return mergeRequestDeliveries(ctx, job)
     case 'note': return noteDeliveries(ctx, job)
@@ -329,6 +347,12 @@ export async function runDelivery(ctx: AppContext, job: Delivery, signal: AbortS
     ctx.log.warn({ hook: hook.id, event: job.event, reason: `HTTP ${response.status}` }, 'web hook delivery failed')
     throw new Error(`web hook ${hook.id}: HTTP ${response.status}`)
   }
+}
+
+/** Tells the project's hooks that a pipeline's or a job's status changed, when one listens; after commit. */
+export async function enqueueCiHooks(ctx: AppContext, fanOut: CiFanOut): Promise<void> {
+  const flag = fanOut.kind === 'pipeline' ? 'pipeline_events' : 'job_events'
+  if (await hasAudience(ctx.db, { projectId: fanOut.projectId, project: [flag], system: [] })) await ctx.jobs.enqueue(FAN_OUT_WEB_HOOKS, fanOut)
 }
 
 /** The listeners of web hooks; called once from openContext. */

@@ -1,6 +1,6 @@
 // Hook tests: a sample payload built from the project's real data, as the original's
 // TestHooks::ProjectService builds it (the first issue, merge request or note, the latest three
-// commits of the default branch, the wiki's first page), delivered at once. When the project has
+// commits of the default branch, the wiki's first page, the first pipeline or job), delivered at once. When the project has
 // nothing to show for the event, the answer says what it needs instead.
 import type { AppContext } from '../../context.js'
 import type { UserRow, WebHookRow } from '../../db/schema.js'
@@ -10,6 +10,7 @@ import { apiError } from '../../common/errors.js'
 import { listWikiPages, readPageContent, wikiTip } from '../../finders/wiki-pages-finder.js'
 import { OutboundError } from '../outbound/outbound-http.js'
 import { HOOK_EVENT_HEADERS, deliver } from './deliveries.js'
+import { jobPayload, pipelinePayload } from './ci-payloads.js'
 import {
   issuePayload, mergeRequestPayload, notePayload, pushPayload, wikiPagePayload, type HookPayload, type ProjectRef,
 } from './payloads.js'
@@ -71,11 +72,18 @@ async function samplePayload(ctx: AppContext, ref: ProjectRef, user: UserRow, tr
     }
     case 'wiki_page_events':
       return wikiSample(ctx, ref, user)
-    // No CI yet: a project never has jobs or pipelines to show.
-    case 'job_events':
-      throw nothingToSend('Ensure the project has CI jobs.')
-    case 'pipeline_events':
-      throw nothingToSend('Ensure the project has CI pipelines.')
+    case 'job_events': {
+      const job = await db.selectFrom('ci_builds').select('id').where('project_id', '=', projectId).where('kind', '=', 'ci').orderBy('id').limit(1).executeTakeFirst()
+      const payload = job === undefined ? null : await jobPayload(ctx, job.id)
+      if (payload === null) throw nothingToSend('Ensure the project has CI jobs.')
+      return payload
+    }
+    case 'pipeline_events': {
+      const pipeline = await db.selectFrom('ci_pipelines').select('id').where('project_id', '=', projectId).orderBy('id').limit(1).executeTakeFirst()
+      const payload = pipeline === undefined ? null : await pipelinePayload(ctx, pipeline.id)
+      if (payload === null) throw nothingToSend('Ensure the project has CI pipelines.')
+      return payload
+    }
   }
 }
 

@@ -93,6 +93,11 @@ export const INTEGRATION_KINDS: readonly IntegrationKind[] = [
     fields: [required('recipients'), optional('disable_diffs', 'boolean'), optional('send_from_committer_email', 'boolean')],
     events: ['push_events', 'tag_push_events'],
   },
+  {
+    slug: 'pipelines-email', title: 'Pipelines emails',
+    fields: [required('recipients'), optional('notify_only_broken_pipelines', 'boolean', { initial: true })],
+    events: ['pipeline_events'],
+  },
   { slug: 'external-wiki', title: 'External Wiki', fields: [required('external_wiki_url', 'url')], events: [] },
   { slug: 'collaboration-inbox', originalSlug: 'flowdock', title: 'Collaboration inbox', fields: [secret('token')], events: ['push_events'] },
   {

@@ -2,7 +2,8 @@
 // the configured webhook for each event the integration has on — pushes and tag pushes (branches
 // other than the default one left out under notify_only_default_branch), issues and merge requests
 // opened, closed, reopened or merged (edits are not announced, as in the original), comments, and
-// wiki pages. Confidential issues and their comments go out only with the confidential flags. The
+// wiki pages, and pipelines that failed (or passed, without notify_only_broken_pipelines) under
+// pipeline_events, as the original's PipelineMessage. Confidential issues and their comments go out only with the confidential flags. The
 // listeners decide, render what the records say at that moment (a few indexed reads) and enqueue;
 // the job (its kind is in jobs.ts) reads a push's commits from git, then sends.
 import type { AppContext } from '../../context.js'
@@ -92,6 +93,34 @@ export async function chatOnActivity(ctx: AppContext, activity: Activity): Promi
   const found = await findProjectByIdOrPath(ctx.db, String(activity.projectId))
   const text = found === null ? null : await activityText(ctx, placeOf(ctx, found), activity)
   if (text !== null) await enqueue(ctx, row, { text })
+}
+
+/**
+ * A pipeline's status moved to `status`: announced when it failed, or passed and the integration
+ * does not keep to broken pipelines, for a tag or (under notify_only_default_branch) the default branch.
+ */
+export async function chatOnPipeline(ctx: AppContext, projectId: number, pipelineId: number, status: string): Promise<void> {
+  if (status !== 'failed' && status !== 'success') return
+  const [row] = await activeIntegrations(ctx.db, projectId, [SLUG])
+  if (row === undefined || row.pipeline_events !== 1) return
+  const settings = parseSettings(ctx.secrets, row)
+  if (status === 'success' && settings.notify_only_broken_pipelines !== false) return
+  const [pipeline, found] = await Promise.all([
+    ctx.db.selectFrom('ci_pipelines').select(['id', 'ref', 'tag', 'user_id', 'duration']).where('id', '=', pipelineId).executeTakeFirst(),
+    findProjectByIdOrPath(ctx.db, String(projectId)),
+  ])
+  if (pipeline === undefined || found === null) return
+  if (pipeline.tag !== 1 && settings.notify_only_default_branch === true && pipeline.ref !== found.project.default_branch) return
+  const user = pipeline.user_id === null ? undefined
+    : await ctx.db.selectFrom('users').select(['name', 'username']).where('id', '=', pipeline.user_id).executeTakeFirst()
+  const place = placeOf(ctx, found)
+  const refLink = link(`${place.projectUrl}/commits/${pipeline.ref}`, pipeline.ref)
+  const pipelineLink = link(`${place.projectUrl}/pipelines/${pipeline.id}`, `#${pipeline.id}`)
+  const who = user === undefined ? '' : `${user.name} (${user.username})`
+  const seconds = pipeline.duration ?? 0
+  const text = `${place.projectLink}: Pipeline ${pipelineLink} of ${pipeline.tag === 1 ? 'tag' : 'branch'} ${refLink} by ${who} ` +
+    `${status === 'success' ? 'passed' : 'failed'} in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}`
+  await enqueue(ctx, row, { text })
 }
 
 // ---- rendering ----------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ import nodemailer from 'nodemailer'
 
 export interface MailMessage {
   to: string | string[]
+  /** Recipients who do not see each other (the original's pipeline emails). */
+  bcc?: string[]
   subject: string
   text: string
   html?: string
@@ -29,6 +31,7 @@ export function createSmtpMailer(smtpUrl: string, defaultFrom: string): Mailer {
       await transport.sendMail({
         from: message.from ?? defaultFrom,
         to: message.to,
+        ...(message.bcc === undefined ? {} : { bcc: message.bcc }),
         subject: message.subject,
         text: message.text,
         ...(message.html === undefined ? {} : { html: message.html }),

@@ -116,7 +116,7 @@ function readMergeParams(mr: MergeRequestRow): MergeParams {
  * runs there and not in the transition.
  */
 export async function onPipelineProcessed(ctx: AppContext, processed: ProcessedPipeline): Promise<void> {
-  if (processed.status !== 'success' || processed.previousStatus === 'success') return
+  if (processed.status !== 'success' || !processed.statusChanged) return
   const pipeline = await ctx.db.selectFrom('ci_pipelines').selectAll().where('id', '=', processed.pipelineId).executeTakeFirst()
   if (pipeline === undefined || pipeline.tag === 1) return
   const waiting = await ctx.db.selectFrom('merge_requests').select('id')

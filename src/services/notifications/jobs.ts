@@ -4,6 +4,7 @@
 import { defineJobKind } from '../../jobs/kind.js'
 import type { MailMessage } from '../mail/mailer.js'
 import { enqueueIssuesDue, sendEventEmails, type NotificationEventPayload } from './register-notification-email.js'
+import { pipelineEmails } from './pipeline-email.js'
 
 export const FAN_OUT_NOTIFICATION = defineJobKind<NotificationEventPayload>({
   name: 'notifications.fan_out',
@@ -23,6 +24,17 @@ export const DELIVER_NOTIFICATION = defineJobKind<MailMessage>({
   async run(ctx, message) {
     // Configuration may have lost its SMTP server since the email was enqueued.
     await ctx.mailer?.send(message)
+  },
+})
+
+/** A pipeline failed or succeeded: its user's email and the pipelines-email integration's, each its own delivery. */
+export const PIPELINE_EMAIL = defineJobKind<{ pipelineId: number }>({
+  name: 'notifications.pipeline_email',
+  attempts: 5,
+  timeLimitMs: 2 * 60_000,
+  concurrency: 2,
+  async run(ctx, { pipelineId }) {
+    await ctx.jobs.enqueueMany(DELIVER_NOTIFICATION, await pipelineEmails(ctx, pipelineId))
   },
 })
 

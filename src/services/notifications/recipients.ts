@@ -30,7 +30,7 @@ export interface NotificationSubject {
 }
 
 /** Why a candidate is one: decides which levels let them through. */
-type CandidateKind = 'participating' | 'mention' | 'watch' | 'custom' | 'subscription'
+export type CandidateKind = 'participating' | 'mention' | 'watch' | 'custom' | 'subscription'
 
 /** Shown to the recipient (X-Service-NotificationReason); the original's NotificationReason. */
 export type NotificationReason = 'assigned' | 'mentioned'
@@ -135,7 +135,7 @@ export async function notificationRecipients(db: Db, subject: NotificationSubjec
   return recipients.sort((a, b) => a.user.id - b.user.id)
 }
 
-function suitableLevel(setting: EffectiveSetting, kind: CandidateKind, event: EmailEvent): boolean {
+export function suitableLevel(setting: EffectiveSetting, kind: CandidateKind, event: EmailEvent): boolean {
   switch (setting.level) {
     case 'disabled': return false
     case 'custom': return setting.events[event] || kind === 'participating' || kind === 'mention'
@@ -211,7 +211,7 @@ async function subscriptionsOf(
 }
 
 /** The users' access to the project (direct, through its groups, through shares), in one query. */
-async function accessOf(db: Db, projectId: number, userIds: readonly number[]): Promise<Map<number, ProjectAccess>> {
+export async function accessOf(db: Db, projectId: number, userIds: readonly number[]): Promise<Map<number, ProjectAccess>> {
   const rows = await findAllMembers(db, { type: 'project', id: projectId })
     .where('users.id', 'in', userIds)
     .execute()
