@@ -11,7 +11,7 @@
 // CI trace appends under load and a 50 MB trace read (bench/traces.ts), runners' jobs/request over
 // 200 pending jobs (bench/runner-jobs.ts), and push → CI job taken and succeeded on the built-in
 // runner (bench/ci.ts).
-// BENCH_PARTS=api, =git, =issues, =hooks, =traces, =runners or =ci (or a comma list) runs parts.
+// BENCH_PARTS=api, =git, =issues, =hooks, =traces, =runners, =ci or =pipelines (or a comma list) runs parts.
 import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -29,6 +29,7 @@ import { measureIssues } from './issues.js'
 import { measureHooks } from './hooks.js'
 import { measureTraces } from './traces.js'
 import { measureRunnerJobs } from './runner-jobs.js'
+import { measurePipelines } from './pipelines.js'
 import { measureCi } from './ci.js'
 
 const SEED_COUNT = Number(process.env.BENCH_SEED ?? 10_000)
@@ -39,7 +40,7 @@ async function main() {
   log('building dist/ …')
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' })
   const rows: Row[] = []
-  const parts = (process.env.BENCH_PARTS ?? 'api,git,issues,hooks,traces,runners,ci').split(',')
+  const parts = (process.env.BENCH_PARTS ?? 'api,git,issues,hooks,traces,runners,ci,pipelines').split(',')
   const available = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[]
   const reachable = await postgresReachable()
   if (!reachable) log('PostgreSQL not reachable: skipping its measurements')
@@ -54,6 +55,7 @@ async function main() {
   if (parts.includes('traces')) rows.push(...await measureTraces(usable))
   if (parts.includes('runners')) rows.push(...await measureRunnerJobs(usable))
   if (parts.includes('ci')) rows.push(...await measureCi(usable))
+  if (parts.includes('pipelines')) rows.push(...await measurePipelines(usable))
   const table = renderTable(rows)
   const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
     `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; server on CPU 0, autocannon on CPU 1, ` +
