@@ -43,12 +43,15 @@ export interface JobView {
 
 /** The views of some jobs of one project: one query each for their pipelines, users, runners and artifacts, one read of each commit. */
 export async function loadJobViews(db: Db, repo: GitRepository, jobs: readonly CiBuildRow[]): Promise<JobView[]> {
-  const pipelines = await pipelinesByIds(db, jobs.map((job) => job.pipeline_id))
-  const users = await usersById(db, [...new Set(jobs.flatMap((job) => (job.user_id === null ? [] : [job.user_id])))])
-  const runners = await runnersById(db, jobs.flatMap((job) => (job.runner_id === null ? [] : [job.runner_id])))
+  // Read side by side (on PostgreSQL each on its own connection); the commits once the pipelines are known.
+  const [pipelines, users, runners, artifacts] = await Promise.all([
+    pipelinesByIds(db, jobs.map((job) => job.pipeline_id)),
+    usersById(db, [...new Set(jobs.flatMap((job) => (job.user_id === null ? [] : [job.user_id])))]),
+    runnersById(db, jobs.flatMap((job) => (job.runner_id === null ? [] : [job.runner_id]))),
+    artifactsByJob(db, jobs.map((job) => job.id)),
+  ])
   const shas = [...new Set([...pipelines.values()].map((pipeline) => pipeline.sha))]
   const commits = new Map((await repo.readCommits(shas)).map((commit) => [commit.id, commit]))
-  const artifacts = await artifactsByJob(db, jobs.map((job) => job.id))
   return jobs.map((job) => {
     const pipeline = pipelines.get(job.pipeline_id)!
     return {

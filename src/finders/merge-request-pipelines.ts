@@ -7,6 +7,10 @@ import type { Db } from '../db/index.js'
 import type { CiPipelineRow, MergeRequestRow } from '../db/schema.js'
 import { paginate, type Page, type PaginationQuery } from '../common/pages.js'
 import { commitIdsBetween } from '../git/merge.js'
+import { ImmutableMemo } from '../git/memo.js'
+
+/** The commits between two commits never change: each pair is walked once per process. */
+const commitsBetween = new ImmutableMemo<readonly string[]>(256)
 
 export async function headPipelineOf(db: Db, mr: MergeRequestRow): Promise<CiPipelineRow | null> {
   if (mr.source_project_id === null || mr.sha === null) return null
@@ -19,9 +23,12 @@ export async function headPipelineOf(db: Db, mr: MergeRequestRow): Promise<CiPip
 
 /** A page of the pipelines of the merge request's commits on its source branch, newest first. */
 export async function mergeRequestPipelinePage(ctx: AppContext, mr: MergeRequestRow, params: PaginationQuery): Promise<Page<CiPipelineRow>> {
-  const shas = mr.source_project_id === null || mr.sha === null
+  const repo = ctx.repositories.open(mr.target_project_id)
+  const exclude = mr.target_sha === null ? [] : [mr.target_sha]
+  const head = mr.sha
+  const shas = mr.source_project_id === null || head === null
     ? []
-    : await commitIdsBetween(ctx.repositories.open(mr.target_project_id), mr.target_sha === null ? [] : [mr.target_sha], mr.sha)
+    : await commitsBetween.get(`${repo.gitDir}\0${exclude.join()}\0${head}`, () => commitIdsBetween(repo, exclude, head))
   const query = ctx.db.selectFrom('ci_pipelines').selectAll()
     .where('project_id', '=', mr.source_project_id ?? 0).where('ref', '=', mr.source_branch).where('tag', '=', 0)
     .where('sha', 'in', shas.length === 0 ? [''] : shas)
