@@ -3,12 +3,16 @@
 // pipeline is made by the server from the project's CI file (ten jobs); the rest are copies of its
 // rows written straight into the database, with statuses and refs spread over them. Each list shape
 // is asked 200 times one at a time, each time another page (so that no answer comes from the answer
-// cache), timed, and its X-Total checked against a count of the database.
+// cache), timed, and its X-Total checked against a count of the database. Then merge when pipeline
+// succeeds, MERGE_RUNS times: a merge request of a new branch set to merge when its pipeline
+// succeeds, the pipeline's jobs taken and finished by a runner over the runner protocol, timed from
+// the last job's PUT state=success returning to the merge request's merged_at.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { openDatabase, type Db } from '../src/db/index.js'
+import { newRunnerToken } from '../src/services/ci/runners/runner-token.js'
 import type { CiStatus } from '../src/db/schema.js'
 import { benchDatabase, log, ROOT_TOKEN, startBuiltServer, stop, type Row } from './harness.js'
 
@@ -18,6 +22,8 @@ const JOBS_PER_PIPELINE = 10
 const MERGE_REQUEST_EVERY = 100
 const REQUESTS = 200
 const P99_TARGET_MS = 25
+const MERGE_RUNS = 5
+const MERGED_TARGET_MS = 500
 const STATUSES: readonly CiStatus[] = ['success', 'failed', 'success', 'canceled', 'success', 'running']
 
 function percentile(values: readonly number[], p: number): number {
@@ -99,6 +105,18 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
           ok: p99 <= P99_TARGET_MS && wrongTotal === null,
         })
       }
+      const { token, digest } = newRunnerToken()
+      const now = Date.now()
+      await handle.db.insertInto('ci_runners').values({ token_digest: digest, runner_type: 'instance_type', description: 'bench', created_at: now, updated_at: now }).execute()
+      const mergeTimes: number[] = []
+      for (let run = 0; run < MERGE_RUNS; run++) mergeTimes.push(await timeMergeWhenPipelineSucceeds(handle.db, api, base, project.id, token, `auto-${run}`))
+      const slowest = Math.max(...mergeTimes)
+      rows.push({
+        metric: `${dialect}: merge when pipeline succeeds, last job's success → merged (${MERGE_RUNS} merge requests)`,
+        value: `median ${[...mergeTimes].sort((a, b) => a - b)[Math.floor(MERGE_RUNS / 2)]} ms, slowest ${slowest} ms`,
+        target: `≤ ${MERGED_TARGET_MS} ms`,
+        ok: slowest <= MERGED_TARGET_MS,
+      })
       return rows
     } finally {
       await handle.close()
@@ -148,4 +166,43 @@ async function firstPipeline(db: Db, projectId: number) {
   if (pipeline === undefined) return null
   const jobs = await db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipeline.id).orderBy('id').execute()
   return jobs.length === JOBS_PER_PIPELINE ? { pipeline, jobs } : null
+}
+
+type Api = (method: string, url: string, body?: unknown) => Promise<{ body: any; total: number }>
+
+/** One merge request merged by its pipeline's success: ms from the last job's success to merged_at. */
+async function timeMergeWhenPipelineSucceeds(db: Db, api: Api, base: string, projectId: number, runnerToken: string, branch: string): Promise<number> {
+  // The runner takes the oldest pending job: other pipelines' (of master's pushes and merges) go first.
+  const waiting = await db.selectFrom('ci_builds').select('pipeline_id').distinct().where('project_id', '=', projectId).where('status', '=', 'pending').execute()
+  for (const { pipeline_id } of waiting) await api('POST', `/projects/${projectId}/pipelines/${pipeline_id}/cancel`)
+  await api('POST', `/projects/${projectId}/repository/files/${branch}.txt`, { branch, start_branch: 'master', content: `${branch}\n`, commit_message: branch })
+  const mr = (await api('POST', `/projects/${projectId}/merge_requests`, { source_branch: branch, target_branch: 'master', title: branch })).body as { iid: number }
+  // The push's pipeline is made by the server's job worker; MWPS needs it as the head pipeline.
+  for (let waited = 0; ; waited += 50) {
+    const { body } = await api('GET', `/projects/${projectId}/merge_requests/${mr.iid}`)
+    if (body.pipeline !== null && body.pipeline !== undefined) break
+    if (waited > 30_000) throw new Error(`no head pipeline for ${branch} after 30 s`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  await api('PUT', `/projects/${projectId}/merge_requests/${mr.iid}/merge`, { merge_when_pipeline_succeeds: true })
+  let lastSuccess = 0
+  for (let finished = 0; finished < JOBS_PER_PIPELINE;) {
+    const res = await fetch(`${base}/api/v4/jobs/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: runnerToken }) })
+    if (res.status !== 201) {
+      await res.arrayBuffer()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      continue
+    }
+    const job = await res.json() as { id: number; token: string }
+    const done = await fetch(`${base}/api/v4/jobs/${job.id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: job.token, state: 'success' }) })
+    if (done.status !== 200) throw new Error(`PUT /jobs/${job.id} answered ${done.status}`)
+    lastSuccess = Date.now()
+    finished += 1
+  }
+  for (let waited = 0; ; waited += 10) {
+    const { body } = await api('GET', `/projects/${projectId}/merge_requests/${mr.iid}`)
+    if (body.state === 'merged') return Date.parse(body.merged_at as string) - lastSuccess
+    if (waited > 30_000) throw new Error(`${branch} not merged 30 s after its pipeline succeeded`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
