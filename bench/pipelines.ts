@@ -147,7 +147,7 @@ async function seedPipelines(db: Db, projectId: number, mergeRequestSha: string)
         const forMergeRequest = n % MERGE_REQUEST_EVERY === 0
         const at = start + n * 60_000
         return {
-          ...pipelineColumns, status: STATUSES[n % STATUSES.length]!, ref: forMergeRequest ? 'feature' : 'master',
+          ...pipelineColumns, iid: 1000 + n, status: STATUSES[n % STATUSES.length]!, ref: forMergeRequest ? 'feature' : 'master',
           sha: forMergeRequest ? mergeRequestSha : pipeline.sha, created_at: at, updated_at: at, started_at: at, finished_at: at + 30_000, duration: 30,
         }
       })).returning(['id', 'status', 'created_at']).execute()

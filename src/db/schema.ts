@@ -383,7 +383,7 @@ export interface NotesTable {
 export interface InternalIdsTable {
   owner_type: 'project' | 'group'
   owner_id: number
-  usage: 'issues' | 'merge_requests' | 'milestones' | 'deployments'
+  usage: 'issues' | 'merge_requests' | 'milestones' | 'deployments' | 'ci_pipelines'
   last_value: number
 }
 
@@ -715,6 +715,8 @@ export type CiPipelineSource = 'push' | 'web' | 'trigger' | 'schedule' | 'api' |
 export interface CiPipelinesTable {
   id: Generated<number>
   project_id: number
+  /** Its number in the project (internal_ids usage ci_pipelines); CI_PIPELINE_IID. */
+  iid: number
   /** The branch or tag name. */
   ref: string
   tag: Generated<Flag>

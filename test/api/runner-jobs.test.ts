@@ -123,6 +123,8 @@ describe('POST /jobs/request and PUT /jobs/:id', () => {
       GLOBAL_VAR: 'global', JOB_VAR: 'job', PIPELINE_VAR: 'from-api',
     }
     for (const [key, value] of Object.entries(expected)) assert.equal(variables.get(key)?.value, value, key)
+    const { iid } = await t.ctx.db.selectFrom('ci_pipelines').select('iid').where('id', '=', pipeline).executeTakeFirstOrThrow()
+    assert.equal(variables.get('CI_PIPELINE_IID')?.value, String(iid))
     assert.ok(!variables.has('CI_COMMIT_TAG') && !variables.has('CI_NODE_INDEX'))
     // The original's order: the job's own first, the file's, then the pipeline's, which win in the shell.
     const keys = job.variables.map((v: any) => v.key)

@@ -9,6 +9,7 @@ import type { AppContext } from '../../context.js'
 import type { Commit } from '../../git/repository.js'
 import { lockRow } from '../../db/locks.js'
 import type { CiBuildRow, CiStatus } from '../../db/schema.js'
+import { nextPipelineIid } from './pipeline-iids.js'
 import { processPipeline } from './status.js'
 import { afterProcessing } from './transitions.js'
 
@@ -56,7 +57,7 @@ export async function setCommitStatus(ctx: AppContext, input: CommitStatusInput)
       .orderBy('id', 'desc').executeTakeFirst()
     if (pipeline === undefined) {
       pipeline = await trx.insertInto('ci_pipelines').values({
-        project_id: input.projectId, ref: input.ref, tag: input.tag ? 1 : 0, sha: input.commit.id, before_sha: null,
+        project_id: input.projectId, iid: await nextPipelineIid(trx, input.projectId), ref: input.ref, tag: input.tag ? 1 : 0, sha: input.commit.id, before_sha: null,
         source: 'external', status: 'created', user_id: input.userId, committed_at: input.commit.committer.time * 1000,
         created_at: now, updated_at: now,
       }).returning('id').executeTakeFirstOrThrow()

@@ -13,6 +13,7 @@ import { jobIncluded, type PipelineContext, type PipelineSource } from './config
 import { parseCiConfig } from './config/parse.js'
 import { ensureJobEnvironments } from './environments.js'
 import type { CiJob } from './config/types.js'
+import { nextPipelineIid } from './pipeline-iids.js'
 import { processPipeline } from './status.js'
 import { afterProcessing } from './transitions.js'
 import { afterPipelineStatus } from './status-notifications.js'
@@ -122,9 +123,12 @@ function pipelineRow(input: CreatePipelineInput, commit: Commit, now: number) {
 
 async function insertFailedPipeline(ctx: AppContext, input: CreatePipelineInput, commit: Commit, error: string): Promise<CiPipelineRow> {
   const now = Date.now()
-  const pipeline = await ctx.db.insertInto('ci_pipelines')
-    .values({ ...pipelineRow(input, commit, now), status: 'failed', yaml_errors: error, failure_reason: 'config_error', finished_at: now })
-    .returningAll().executeTakeFirstOrThrow()
+  const pipeline = await ctx.db.transaction().execute(async (trx) => trx.insertInto('ci_pipelines')
+    .values({
+      ...pipelineRow(input, commit, now), iid: await nextPipelineIid(trx, input.project.id),
+      status: 'failed', yaml_errors: error, failure_reason: 'config_error', finished_at: now,
+    })
+    .returningAll().executeTakeFirstOrThrow())
   // The original saves it, then drops it: a move to failed, told as any other.
   await afterPipelineStatus(ctx, { pipelineId: pipeline.id, projectId: pipeline.project_id, status: 'failed', statusChanged: true })
   return pipeline
@@ -136,7 +140,7 @@ async function insertPipeline(
 ): Promise<CiPipelineRow> {
   const { pipeline, processed } = await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now()
-    const { id } = await trx.insertInto('ci_pipelines').values({ ...pipelineRow(input, commit, now), status: 'created' })
+    const { id } = await trx.insertInto('ci_pipelines').values({ ...pipelineRow(input, commit, now), iid: await nextPipelineIid(trx, input.project.id), status: 'created' })
       .returning('id').executeTakeFirstOrThrow()
     await lockRow(trx, 'ci_pipelines', id)
     // A key given twice keeps its last value.

@@ -193,7 +193,8 @@ export function jobVariables(input: JobVariablesInput): RunnerVariable[] {
     CI_PROJECT_VISIBILITY: VISIBILITY_NAMES[project.visibility_level],
     ...(project.default_branch === null ? {} : { CI_DEFAULT_BRANCH: project.default_branch }),
   })
-  add(pipelineSourceVariables(pipelineInput, input.commitMessage))
+  // The pipeline's number comes first of its group, as the original's Ci::Pipeline#predefined_variables.
+  add({ CI_PIPELINE_IID: String(pipeline.iid), ...pipelineSourceVariables(pipelineInput, input.commitMessage) })
   add({
     CI_RUNNER_ID: String(runner.id),
     CI_RUNNER_DESCRIPTION: runner.description ?? '',
