@@ -170,7 +170,8 @@ describe('ingot runner end to end', () => {
     assert.match(trace, /image ruby:2\.5 ignored/)
     assert.match(trace, /bubblewrap sandbox/)
     assert.match(trace, /Job succeeded/)
-    assert.match(runnerLog, new RegExp(`"job":${job!.id}.*"msg":"job finished"`))
+    // The runner logs the job's end once its final update has been answered: maybe just after the pipeline ended.
+    await until(() => new RegExp(`"job":${job!.id}.*"msg":"job finished"`).test(runnerLog), 'the runner logged the job finished')
     // The work directory is gone with the job.
     await until(async () => (await fs.readdir(path.join(runnerDir, 'builds'))).length === 0, 'the work directory removed')
   })
