@@ -178,9 +178,11 @@ async function timeMergeWhenPipelineSucceeds(db: Db, api: Api, base: string, pro
   await api('POST', `/projects/${projectId}/repository/files/${branch}.txt`, { branch, start_branch: 'master', content: `${branch}\n`, commit_message: branch })
   const mr = (await api('POST', `/projects/${projectId}/merge_requests`, { source_branch: branch, target_branch: 'master', title: branch })).body as { iid: number }
   // The push's pipeline is made by the server's job worker; MWPS needs it as the head pipeline.
+  let headPipeline = 0
   for (let waited = 0; ; waited += 50) {
     const { body } = await api('GET', `/projects/${projectId}/merge_requests/${mr.iid}`)
-    if (body.pipeline !== null && body.pipeline !== undefined) break
+    headPipeline = body.pipeline?.id ?? 0
+    if (headPipeline !== 0) break
     if (waited > 30_000) throw new Error(`no head pipeline for ${branch} after 30 s`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
@@ -193,9 +195,11 @@ async function timeMergeWhenPipelineSucceeds(db: Db, api: Api, base: string, pro
       await new Promise((resolve) => setTimeout(resolve, 20))
       continue
     }
-    const job = await res.json() as { id: number; token: string }
+    const job = await res.json() as { id: number; token: string; variables: { key: string; value: string }[] }
     const done = await fetch(`${base}/api/v4/jobs/${job.id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: job.token, state: 'success' }) })
     if (done.status !== 200) throw new Error(`PUT /jobs/${job.id} answered ${done.status}`)
+    // A job of another pipeline (master's, made by the last merge after the cancel above) is run too, not counted.
+    if (job.variables.find((variable) => variable.key === 'CI_PIPELINE_ID')?.value !== String(headPipeline)) continue
     lastSuccess = Date.now()
     finished += 1
   }
