@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { benchDatabase, log, ROOT_TOKEN, startBuiltServer, stop, type Row } from './harness.js'
+import { benchDatabase, log, percentile, ROOT_TOKEN, type Row, startBuiltServer, stop } from './harness.js'
 
 const PUSHES = Number(process.env.BENCH_CI_PUSHES ?? 20)
 const WARM_UP = 3
@@ -26,11 +26,6 @@ function git(args: readonly string[], cwd: string): Promise<void> {
     child.on('error', reject)
     child.on('close', (code) => code === 0 ? resolve() : reject(new Error(`git ${args.join(' ')} exited with ${code}: ${stderr.trim()}`)))
   })
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
 }
 
 export async function measureCi(dialects: readonly ('sqlite' | 'postgres')[]): Promise<Row[]> {

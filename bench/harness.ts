@@ -41,6 +41,12 @@ export async function benchDatabase(dialect: 'sqlite' | 'postgres', label: strin
 
 export const log = (line: string) => process.stderr.write(`${line}\n`)
 
+/** The p-th percentile (nearest rank) of the values. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] ?? NaN

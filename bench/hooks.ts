@@ -11,7 +11,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { benchDatabase, log, ROOT_TOKEN, startBuiltServer, stop, type Row } from './harness.js'
+import { benchDatabase, log, percentile, ROOT_TOKEN, type Row, startBuiltServer, stop } from './harness.js'
 
 const PUSHES = Number(process.env.BENCH_HOOK_PUSHES ?? 50)
 const WARM_UP = 5
@@ -62,11 +62,6 @@ async function startReceiver(): Promise<{ url: string; deliveredAt(after: string
     },
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
   }
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
 }
 
 export async function measureHooks(dialects: readonly ('sqlite' | 'postgres')[]): Promise<Row[]> {

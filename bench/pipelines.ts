@@ -14,7 +14,7 @@ import type { ChildProcess } from 'node:child_process'
 import { openDatabase, type Db } from '../src/db/index.js'
 import { newRunnerToken } from '../src/services/ci/runners/runner-token.js'
 import type { CiStatus } from '../src/db/schema.js'
-import { benchDatabase, log, ROOT_TOKEN, startBuiltServer, stop, type Row } from './harness.js'
+import { benchDatabase, log, percentile, ROOT_TOKEN, type Row, startBuiltServer, stop } from './harness.js'
 
 const PIPELINES = Number(process.env.BENCH_PIPELINES ?? 10_000)
 const JOBS_PER_PIPELINE = 10
@@ -25,11 +25,6 @@ const P99_TARGET_MS = 25
 const MERGE_RUNS = 5
 const MERGED_TARGET_MS = 500
 const STATUSES: readonly CiStatus[] = ['success', 'failed', 'success', 'canceled', 'success', 'running']
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
-}
 
 export async function measurePipelines(dialects: readonly ('sqlite' | 'postgres')[]): Promise<Row[]> {
   const rows: Row[] = []

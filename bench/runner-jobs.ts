@@ -11,18 +11,13 @@ import path from 'node:path'
 import type { ChildProcess } from 'node:child_process'
 import { openDatabase } from '../src/db/index.js'
 import { newRunnerToken } from '../src/services/ci/runners/runner-token.js'
-import { benchDatabase, log, ROOT_TOKEN, startBuiltServer, stop, type Row } from './harness.js'
+import { benchDatabase, log, percentile, ROOT_TOKEN, type Row, startBuiltServer, stop } from './harness.js'
 
 const JOBS = 200
 const RUNNERS = 4
 const WARM_UP_REQUESTS = 5
 const ALL_JOBS = JOBS + RUNNERS * WARM_UP_REQUESTS
 const P99_TARGET_MS = 20
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
-}
 
 export async function measureRunnerJobs(dialects: readonly ('sqlite' | 'postgres')[]): Promise<Row[]> {
   const rows: Row[] = []

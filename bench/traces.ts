@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config.js'
 import { openContext } from '../src/context.js'
 import { newJobToken } from '../src/services/ci/job-token.js'
 import { startJob } from '../src/services/ci/transitions.js'
-import { benchDatabase, log, ROOT_TOKEN, rssOf, startBuiltServer, stop, type Row } from './harness.js'
+import { benchDatabase, log, percentile, ROOT_TOKEN, type Row, rssOf, startBuiltServer, stop } from './harness.js'
 
 const JOBS = Number(process.env.BENCH_TRACE_JOBS ?? 20)
 const PATCHES_PER_SECOND = 10
@@ -33,11 +33,6 @@ const BIG_TRACE_MB = 50
  * that: bytea comes as hex text).
  */
 const STREAMING_GROWTH_MB = 40
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
-}
 
 export async function measureTraces(dialects: readonly ('sqlite' | 'postgres')[]): Promise<Row[]> {
   const rows: Row[] = []
