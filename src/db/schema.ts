@@ -580,8 +580,6 @@ export interface IssueCountsTable {
   value: number
 }
 
-/** Maintained counts (kept by triggers): 'users', 'projects.visibility.<level>'. */
-/** One row (migration 0005); `settings` is JSON of the values an administrator changed. */
 /** Web sign-in sessions; the cookie holds the secret, this table its SHA-256 digest. */
 export interface SessionsTable {
   id: Generated<number>
@@ -607,6 +605,7 @@ export interface ThrottleBansTable {
   expires_at: number
 }
 
+/** One row (migration 0005); `settings` is JSON of the values an administrator changed. */
 export interface ApplicationSettingsTable {
   id: Generated<number>
   settings: Generated<string>
@@ -616,6 +615,13 @@ export interface ApplicationSettingsTable {
   updated_at: number
 }
 
+/** The number of a project's CI jobs (kind 'ci', retried ones included), kept by triggers (migration 0033). */
+export interface CiJobCountsTable {
+  project_id: number
+  value: number
+}
+
+/** Maintained counts (kept by triggers): 'users', 'projects.visibility.<level>'. */
 export interface CountersTable {
   name: string
   value: number
@@ -1014,6 +1020,7 @@ export interface Database {
   board_lists: BoardListsTable
   subscriptions: SubscriptionsTable
   issue_counts: IssueCountsTable
+  ci_job_counts: CiJobCountsTable
   application_settings: ApplicationSettingsTable
   web_hooks: WebHooksTable
   sessions: SessionsTable

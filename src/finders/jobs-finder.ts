@@ -24,7 +24,15 @@ export function findJobPage(db: Db, projectId: number, filters: JobFilters, pagi
   let query = db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('kind', '=', 'ci')
   if (filters.pipelineId !== undefined) query = query.where('pipeline_id', '=', filters.pipelineId)
   if (filters.statuses.length > 0) query = query.where('status', 'in', filters.statuses)
-  return paginate(db, query.orderBy('id', filters.pipelineId === undefined ? 'desc' : 'asc'), pagination)
+  const unfiltered = filters.pipelineId === undefined && filters.statuses.length === 0
+  return paginate(db, query.orderBy('id', filters.pipelineId === undefined ? 'desc' : 'asc'), pagination,
+    unfiltered ? { total: () => projectJobCount(db, projectId) } : {})
+}
+
+/** The number of a project's jobs, kept by triggers (migration 0033): a large project's list counts no rows. */
+async function projectJobCount(db: Db, projectId: number): Promise<number> {
+  const row = await db.selectFrom('ci_job_counts').select('value').where('project_id', '=', projectId).executeTakeFirst()
+  return Number(row?.value ?? 0)
 }
 
 export async function findJob(db: Db, projectId: number, jobId: number): Promise<CiBuildRow | null> {
