@@ -174,7 +174,10 @@ export function presentMergeRequest(view: MergeRequestView, details: MergeReques
     diff_refs: details.diffRefs,
     ...(details.jobsEnabled
       ? {
-          latest_build_started_at: null, latest_build_finished_at: null, first_deployed_to_production_at: null,
+          // The original's merge request metrics, which its head pipeline's moves keep (MergeRequestMetricsService).
+          latest_build_started_at: isoTime(details.headPipeline?.pipeline.started_at ?? null),
+          latest_build_finished_at: isoTime(details.headPipeline?.pipeline.finished_at ?? null),
+          first_deployed_to_production_at: null,
           pipeline: details.headPipeline === null ? null : presentPipelineBasic(details.headPipeline.pipeline, details.headPipeline.projectFullPath, ctx),
         }
       : {}),

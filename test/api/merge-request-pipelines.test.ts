@@ -79,6 +79,7 @@ describe('merge requests and their pipelines', () => {
         id: head.id, sha: feature, ref: 'feature', status: 'pending',
         web_url: `http://ingot.test/${await projectFullPath(t, project)}/pipelines/${head.id}`,
       })
+      assert.equal(shown.body.latest_build_started_at, null, 'the head pipeline has not started')
       assert.notEqual(older.id, head.id)
       const list = await t.api('GET', `/projects/${project.id}/merge_requests`, { token: reporter.token })
       assert.equal(list.status, 200)
@@ -139,6 +140,10 @@ describe('merge requests and their pipelines', () => {
       const merged = await t.api('GET', single(project, mr.iid), { token: reporter.token })
       assert.equal(merged.body.state, 'merged')
       assert.equal(merged.body.merged_by.id, developer.user.id)
+      // The head pipeline's run, as the original's merge request metrics record it.
+      const run = (await t.api('GET', `/projects/${project.id}/pipelines/${pipeline.id}`, { token: reporter.token })).body
+      assert.ok(run.finished_at !== null)
+      assert.deepEqual([merged.body.latest_build_started_at, merged.body.latest_build_finished_at], [run.started_at, run.finished_at])
       const head = (await headOf(project.id, 'master'))!
       assert.equal(merged.body.merge_commit_sha, head)
       const commit = (await t.ctx.repositories.open(project.id).readCommit(head))!
