@@ -63,6 +63,9 @@ describe('pipeline emails', () => {
     assert.equal(mail!.headers['x-gitlab-pipeline-status'], 'failed')
     assert.match(mail!.text, /Your pipeline has failed\./)
     assert.match(mail!.text, new RegExp(`/pipelines/${id}`))
+    // html_emails_enabled (on by default): the same facts with their links.
+    assert.match(String(mail!.html), /<p>Your pipeline has failed\.<\/p>/)
+    assert.match(String(mail!.html), new RegExp(`<p>Pipeline #${id} <a href="http://ingot\\.test/[^"]+/pipelines/${id}">`))
   })
 
   it('mails the failure of a pipeline whose CI file does not read', async () => {

@@ -33,7 +33,7 @@ export interface EventDetails {
 }
 
 /** One paragraph of the body; `url` is shown after the text (a link in HTML). */
-interface Paragraph {
+export interface Paragraph {
   text: string
   url?: string
 }
@@ -161,7 +161,8 @@ function fromOf(emailFrom: string, name: string): string {
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c)
 
-function htmlOf(paragraphs: readonly Paragraph[]): string {
+/** The HTML part of an email of these paragraphs (html_emails_enabled): every value escaped, links as links. */
+export function htmlOf(paragraphs: readonly Paragraph[]): string {
   const body = paragraphs.map((p) => {
     const text = escapeHtml(p.text).replace(/\n/g, '<br>\n')
     const link = p.url === undefined ? '' : ` <a href="${escapeHtml(p.url)}">${escapeHtml(p.url)}</a>`

@@ -11,6 +11,8 @@ import type { EmailEvent } from '../../entities/notification-setting.js'
 import type { MailMessage } from '../mail/mailer.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { activeIntegrations, parseSettings } from '../integrations/integrations.js'
+import { getApplicationSettings } from '../settings.js'
+import { htmlOf, type Paragraph } from './notification-email.js'
 import { accessOf, suitableLevel } from './recipients.js'
 import { effectiveSettings, notificationEmailOf, projectPlace, settingsAt } from './settings.js'
 
@@ -33,8 +35,9 @@ export async function pipelineEmails(ctx: AppContext, pipelineId: number): Promi
   const project = await db.selectFrom('projects').selectAll().where('id', '=', pipeline.project_id).executeTakeFirst()
   if (project === undefined) return []
   const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow()
+  const { html_emails_enabled: htmlEmails } = await getApplicationSettings(db)
   const compose = (recipients: string[]) =>
-    composePipelineEmail(ctx, pipeline, `${namespace.full_path}/${project.path}`, project.name, kind.word, recipients)
+    composePipelineEmail(ctx, pipeline, `${namespace.full_path}/${project.path}`, project.name, kind.word, recipients, htmlEmails)
   const userEmail = await userRecipient(ctx, pipeline, project, namespace, kind.event)
   const integrationRecipients = await integrationRecipientsOf(ctx, pipeline)
   return [
@@ -69,26 +72,27 @@ async function userRecipient(
   return notificationEmailOf(user, setting.global)
 }
 
-/** Emails::Pipelines#pipeline_mail: one message to every recipient in Bcc. */
-export function composePipelineEmail(
+/** Emails::Pipelines#pipeline_mail: one message to every recipient in Bcc, with an HTML part when html_emails_enabled. */
+function composePipelineEmail(
   ctx: Pick<AppContext, 'config'>, pipeline: CiPipelineRow, projectPath: string, projectName: string, word: string, recipients: string[],
+  htmlEmails: boolean,
 ): MailMessage {
   const projectUrl = `${ctx.config.externalUrl}/${projectPath}`
   const shortSha = pipeline.sha.slice(0, 8)
   const title = word.charAt(0).toUpperCase() + word.slice(1)
-  const lines = [
-    `Your pipeline has ${word === 'failed' ? 'failed' : 'passed'}.`,
-    '',
-    `Project: ${projectName} ( ${projectUrl} )`,
-    `${pipeline.tag === 1 ? 'Tag' : 'Branch'}: ${pipeline.ref} ( ${projectUrl}/commits/${pipeline.ref} )`,
-    `Commit: ${shortSha} ( ${projectUrl}/commit/${pipeline.sha} )`,
-    `Pipeline #${pipeline.id} ( ${projectUrl}/pipelines/${pipeline.id} )`,
+  const facts: Required<Paragraph>[] = [
+    { text: `Project: ${projectName}`, url: projectUrl },
+    { text: `${pipeline.tag === 1 ? 'Tag' : 'Branch'}: ${pipeline.ref}`, url: `${projectUrl}/commits/${pipeline.ref}` },
+    { text: `Commit: ${shortSha}`, url: `${projectUrl}/commit/${pipeline.sha}` },
+    { text: `Pipeline #${pipeline.id}`, url: `${projectUrl}/pipelines/${pipeline.id}` },
   ]
+  const lead = `Your pipeline has ${word === 'failed' ? 'failed' : 'passed'}.`
   return {
     to: [],
     bcc: recipients,
     subject: `${projectName} | ${title} | ${pipeline.ref} | ${shortSha}`,
-    text: `${lines.join('\n')}\n`,
+    text: `${[lead, '', ...facts.map((fact) => `${fact.text} ( ${fact.url} )`)].join('\n')}\n`,
+    ...(htmlEmails ? { html: htmlOf([{ text: lead }, ...facts]) } : {}),
     headers: {
       'X-Service-Project': projectName,
       'X-Service-Project-Path': projectPath,
