@@ -47,12 +47,14 @@ describe('CI flow end to end with ingot runner', () => {
   })
 
   after(async () => {
+    // Jobs still waiting at a gate (a test that failed early) end with the runner.
+    const code = await runner.stop()
     for (const gate of gates) await gate.close()
-    assert.equal(await runner.stop(), 0, runner.log())
     await client.close()
     await t.close()
     await receiver.close()
     await smtp.close()
+    assert.equal(code, 0, runner.log())
   })
 
   /** A new project of `owner`, cloned, with `files` pushed to master over HTTP. */
@@ -187,7 +189,7 @@ describe('CI flow end to end with ingot runner', () => {
     assert.equal(total.body.length, 2)
   })
 
-  it('merges when the pipeline succeeds, leaves a merge request whose pipeline fails open, and refuses merging while it runs', async () => {
+  it('merges when the pipeline succeeds with the options given, not after a failure or a new push, and refuses merging while it runs', async () => {
     // Jobs of branches wait at a gate the test opens, so the pipelines are running while the test merges.
     const gate = await openGate()
     const ciFile = [
@@ -204,7 +206,7 @@ describe('CI flow end to end with ingot runner', () => {
 
     const shas: Record<string, string> = {}
     const iids: Record<string, number> = {}
-    for (const branch of ['feature', 'broken']) {
+    for (const branch of ['feature', 'broken', 'moved']) {
       await client.ok(['checkout', '-q', '-b', branch, 'master'], { cwd: dir })
       shas[branch] = await pushCommit(dir, { [`${branch}.txt`]: `${branch}\n` }, branch)
       await pipelineWhen(project, shas[branch]!, branch, (p) => p.status === 'running', 'running')
@@ -216,24 +218,32 @@ describe('CI flow end to end with ingot runner', () => {
     }
     const mrPath = (branch: string) => `/projects/${project.id}/merge_requests/${iids[branch]}`
 
-    for (const branch of ['feature', 'broken']) {
+    for (const branch of ['feature', 'broken', 'moved']) {
       const shown = await t.api('GET', mrPath(branch), { token: owner.token })
       assert.equal(shown.body.pipeline?.status, 'running', shown.text)
       assert.equal(shown.body.pipeline.sha, shas[branch])
       // The head pipeline has not succeeded: merging now is refused.
       const now = await t.api('PUT', `${mrPath(branch)}/merge`, { token: owner.token })
       assert.equal(now.status, 405, now.text)
-      const later = await t.api('PUT', `${mrPath(branch)}/merge`, { token: owner.token, body: { merge_when_pipeline_succeeds: true } })
+      const options = branch === 'feature' ? { should_remove_source_branch: true } : {}
+      const later = await t.api('PUT', `${mrPath(branch)}/merge`, { token: owner.token, body: { merge_when_pipeline_succeeds: true, ...options } })
       assert.equal(later.status, 200, later.text)
       assert.equal(later.body.merge_when_pipeline_succeeds, true)
       assert.equal(later.body.state, 'opened')
     }
+
+    // A new push to a waiting merge request's branch turns the automatic merge off, silently.
+    const movedFirst = shas.moved!
+    shas.moved = await pushCommit(dir, { 'moved.txt': 'moved again\n' }, 'moved')
+    await until(async () => (await t.api('GET', mrPath('moved'), { token: owner.token })).body.merge_when_pipeline_succeeds === false, 'the automatic merge turned off by the push')
+    await pipelineWhen(project, shas.moved, 'moved', (p) => p.status === 'running', 'running')
 
     gate.open()
     const succeeded = await pipelineWhen(project, shas.feature!, 'feature')
     assert.equal(succeeded.status, 'success')
     const failed = await pipelineWhen(project, shas.broken!, 'broken')
     assert.equal(failed.status, 'failed')
+    for (const sha of [movedFirst, shas.moved]) assert.equal((await pipelineWhen(project, sha, 'moved')).status, 'success')
 
     let merged: any
     await until(async () => {
@@ -246,6 +256,8 @@ describe('CI flow end to end with ingot runner', () => {
     assert.equal(master.body.commit.id, merged.merge_commit_sha)
     const parents = (await t.api('GET', `/projects/${project.id}/repository/commits/${merged.merge_commit_sha}`, { token: owner.token })).body.parent_ids
     assert.ok(parents.includes(shas.feature), parents)
+    // As the caller asked: the source branch removed after the merge.
+    await until(async () => (await t.api('GET', `/projects/${project.id}/repository/branches/feature`, { token: owner.token })).status === 404, 'the source branch removed')
     const notes = await t.api('GET', `${mrPath('feature')}/notes`, { token: owner.token, query: { sort: 'asc', order_by: 'created_at' } })
     assert.deepEqual(notes.body.filter((note: { system: boolean }) => note.system).map((note: { body: string; author: { username: string } }) => [note.body, note.author.username]), [
       [`enabled an automatic merge when the pipeline for ${shas.feature} succeeds`, owner.user.username],
@@ -260,10 +272,19 @@ describe('CI flow end to end with ingot runner', () => {
     assert.equal(open.merge_when_pipeline_succeeds, true)
     assert.equal(open.pipeline.status, 'failed')
     assert.equal((await t.api('PUT', `${mrPath('broken')}/merge`, { token: owner.token })).status, 405)
-    const brokenNotes = await t.api('GET', `${mrPath('broken')}/notes`, { token: owner.token })
-    assert.deepEqual(brokenNotes.body.filter((note: { system: boolean }) => note.system).map((note: { body: string }) => note.body), [
-      `enabled an automatic merge when the pipeline for ${shas.broken} succeeds`,
-    ])
+    const systemNotes = async (branch: string) => (await t.api('GET', `${mrPath(branch)}/notes`, { token: owner.token, query: { sort: 'asc', order_by: 'created_at' } })).body
+      .filter((note: { system: boolean }) => note.system).map((note: { body: string }) => note.body)
+    assert.deepEqual(await systemNotes('broken'), [`enabled an automatic merge when the pipeline for ${shas.broken} succeeds`])
+
+    // Neither the old commit's pipeline nor the new one merged the merge request the push reset.
+    const moved = (await t.api('GET', mrPath('moved'), { token: owner.token })).body
+    assert.equal(moved.state, 'opened')
+    assert.equal(moved.merge_when_pipeline_succeeds, false)
+    assert.equal(moved.sha, shas.moved)
+    assert.equal(moved.pipeline.status, 'success')
+    const movedNotes = await systemNotes('moved')
+    assert.equal(movedNotes[0], `enabled an automatic merge when the pipeline for ${movedFirst} succeeds`)
+    assert.ok(!movedNotes.some((body: string) => /merged|canceled the automatic merge/.test(body)), movedNotes.join('\n'))
   })
 
   it('shows the pipeline and coverage badges of what the runner ran, to anyone for a public project', async () => {
