@@ -337,11 +337,13 @@ describe('CI flow end to end with ingot runner', () => {
     const jobs = await jobsOf(project, pipeline.id)
 
     const hooksOf = (event: string) => receiver.received.filter((r) => r.path === `/ci-${project.id}` && r.headers['x-gitlab-event'] === event)
-    const finalPipelineHook = () => hooksOf('Pipeline Hook').find((r) => r.body.object_attributes.id === pipeline.id && r.body.object_attributes.status === 'success')
+    // One delivery per move of the pipeline's status (pending, running, success), each built when it is sent.
+    const pipelineHooks = () => hooksOf('Pipeline Hook').filter((r) => r.body.object_attributes.id === pipeline.id)
+    const finalPipelineHook = () => pipelineHooks().find((r) => r.body.object_attributes.status === 'success')
     // A job's start and its end, each told with the job as it is when its delivery is built.
     const jobHooks = () => hooksOf('Job Hook').filter((r) => r.body.sha === sha)
     const endedJobs = () => new Set(jobHooks().filter((r) => r.body.build_status === 'success').map((r) => r.body.build_name))
-    await until(() => finalPipelineHook() !== undefined && jobHooks().length === 4 && endedJobs().size === 2, 'the hooks of the run', 30_000)
+    await until(() => pipelineHooks().length === 3 && finalPipelineHook() !== undefined && jobHooks().length === 4 && endedJobs().size === 2, 'the hooks of the run', 30_000)
     const pipelineHook = finalPipelineHook()!.body
     assert.equal(pipelineHook.object_kind, 'pipeline')
     assert.equal(pipelineHook.object_attributes.ref, 'master')
@@ -375,6 +377,8 @@ describe('CI flow end to end with ingot runner', () => {
     assert.match(mail!.text, /Your pipeline has failed\./)
     await until(() => hooksOf('Pipeline Hook').some((r) => r.body.object_attributes.id === broken.id && r.body.object_attributes.status === 'failed'), 'the failed pipeline\'s hook', 30_000)
     assert.equal(mailsOf('master').length, 0)
+    assert.equal(pipelineHooks().length, 3)
+    assert.equal(jobHooks().length, 4)
   })
 })
 
