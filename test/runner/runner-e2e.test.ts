@@ -6,9 +6,8 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { gunzipSync } from 'node:zlib'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import yauzl from 'yauzl'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
@@ -16,8 +15,8 @@ import { makeGroup, makeProject, makeUser, type TestUser } from '../helpers/fact
 import { startGitClient, type GitClient } from '../helpers/git-server.js'
 import { until } from '../helpers/jobs.js'
 import { projectFullPath } from '../helpers/projects.js'
+import { startRunnerProcess, type RunnerProcess } from '../helpers/runner-process.js'
 import { runDueSchedules } from '../../src/services/ci/pipeline-schedules.js'
-import { instanceRunnersToken } from '../../src/services/ci/runners/registration-tokens.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 
 const FINISHED = ['success', 'failed', 'canceled', 'skipped']
@@ -27,9 +26,7 @@ describe('ingot runner end to end', () => {
   let client: GitClient
   let owner: TestUser
   let runnerDir: string
-  let runner: ChildProcess
-  let runnerExited: Promise<number | null>
-  let runnerLog = ''
+  let runner: RunnerProcess
   let counter = 0
 
   before(async () => {
@@ -37,33 +34,14 @@ describe('ingot runner end to end', () => {
     client = await startGitClient(t)
     await t.ctx.jobs.start()
     owner = await makeUser(t)
-    runnerDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-runner-e2e-'))
-    runner = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'runner'], {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        INGOT_RUNNER_URL: client.baseUrl,
-        // As the built-in runner: clones from the socket, not from INGOT_EXTERNAL_URL (http://ingot.test here).
-        INGOT_RUNNER_CLONE_URL: client.baseUrl,
-        INGOT_RUNNER_REGISTRATION_TOKEN: await instanceRunnersToken(t.ctx.db),
-        INGOT_RUNNER_DIR: runnerDir,
-        INGOT_RUNNER_CONCURRENCY: '4',
-        INGOT_LOG_FORMAT: 'json',
-        RUNNER_ONLY_SECRET: 'the runner process has this, jobs must not',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    runner.stdout!.on('data', (chunk: Buffer) => { runnerLog += chunk.toString() })
-    runner.stderr!.on('data', (chunk: Buffer) => { runnerLog += chunk.toString() })
-    runnerExited = new Promise((resolve) => runner.once('exit', (code) => resolve(code)))
-    await until(() => /"msg":"runner started"/.test(runnerLog), 'the runner started', 60_000)
+    runner = await startRunnerProcess(t, client, { RUNNER_ONLY_SECRET: 'the runner process has this, jobs must not' })
+    runnerDir = runner.dir
   })
 
   after(async () => {
-    runner.kill('SIGTERM')
-    assert.equal(await runnerExited, 0, runnerLog)
+    assert.equal(await runner.stop(), 0, runner.log())
     await client.close()
     await t.close()
-    await fs.rm(runnerDir, { recursive: true, force: true })
   })
 
   /** A new project of `owner` with `files` pushed to master over HTTP; the pushed commit. */
@@ -171,7 +149,7 @@ describe('ingot runner end to end', () => {
     assert.match(trace, /bubblewrap sandbox/)
     assert.match(trace, /Job succeeded/)
     // The runner logs the job's end once its final update has been answered: maybe just after the pipeline ended.
-    await until(() => new RegExp(`"job":${job!.id}.*"msg":"job finished"`).test(runnerLog), 'the runner logged the job finished')
+    await until(() => new RegExp(`"job":${job!.id}.*"msg":"job finished"`).test(runner.log()), 'the runner logged the job finished')
     // The work directory is gone with the job.
     await until(async () => (await fs.readdir(path.join(runnerDir, 'builds'))).length === 0, 'the work directory removed')
   })
