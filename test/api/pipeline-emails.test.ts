@@ -63,6 +63,8 @@ describe('pipeline emails', () => {
     assert.equal(mail!.headers['x-gitlab-pipeline-status'], 'failed')
     assert.match(mail!.text, /Your pipeline has failed\./)
     assert.match(mail!.text, new RegExp(`/pipelines/${id}`))
+    assert.match(mail!.text, new RegExp(`triggered by ${owner.user.name} \\( http://ingot\\.test/${owner.user.username} \\)`))
+    assert.match(mail!.text, /had 1 failed job\.\n\nJob #\d+ \( http:\/\/ingot\.test\/[^ ]+\/-\/jobs\/\d+ \)\n\nStage: test\nName: test\n/)
     // html_emails_enabled (on by default): the same facts with their links.
     assert.match(String(mail!.html), /<p>Your pipeline has failed\.<\/p>/)
     assert.match(String(mail!.html), new RegExp(`<p>Pipeline #${id} <a href="http://ingot\\.test/[^"]+/pipelines/${id}">`))
@@ -90,6 +92,7 @@ describe('pipeline emails', () => {
     const [mail] = await smtp.waitFor(1)
     assert.equal(mail!.subject, `${project.name} | Succeeded | master | ${sha.slice(0, 8)}`)
     assert.match(mail!.text, /Your pipeline has passed\./)
+    assert.match(mail!.text, /successfully completed 1 job in 1 stage\./)
   })
 
   it('mails nothing to a disabled level, nor to a custom level without failed_pipeline', async () => {
