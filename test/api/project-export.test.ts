@@ -19,6 +19,7 @@ import { startSmtpListener, type SmtpListener } from '../helpers/smtp.js'
 import { NULL_OID } from '../../src/git/repository.js'
 import { writeCommit } from '../../src/git/write.js'
 import { storeProjectUpload } from '../../src/services/uploads/attachments.js'
+import { uploadsRoot } from '../../src/services/uploads/user-avatar.js'
 import { EXPIRE_EXPORTS } from '../../src/services/import-export/jobs.js'
 import { exportFileName } from '../../src/services/import-export/export-project.js'
 import type { ProjectRow } from '../../src/db/schema.js'
@@ -115,6 +116,11 @@ describe('project export', () => {
     const page = await writeCommit(wiki, { parent: null, changes: [{ path: 'home.md', content: Buffer.from('wiki home\n') }], message: 'Create home', author: TEST_AUTHOR, committer: TEST_AUTHOR })
     await wiki.compareAndSwapRef('refs/heads/master', page, NULL_OID)
     uploadSecret = (await storeProjectUpload(t.ctx.config.dataDir, project.id, 'screen shot.png', Buffer.from('PNG bytes'))).secret
+    // A project avatar where the uploads keep avatars (no endpoint sets one yet).
+    const avatarDir = `-/system/project/avatar/${project.id}`
+    await fs.mkdir(path.join(uploadsRoot(t.ctx.config.dataDir), avatarDir), { recursive: true })
+    await fs.writeFile(path.join(uploadsRoot(t.ctx.config.dataDir), avatarDir, 'logo.png'), 'logo bytes')
+    await t.ctx.db.updateTable('projects').set({ avatar_path: `${avatarDir}/logo.png` }).where('id', '=', project.id).execute()
   })
   after(async () => {
     await t.close()
@@ -171,6 +177,7 @@ describe('project export', () => {
     const tree = JSON.parse(members.get('./project.json')!.toString('utf8'))
     assert.equal(tree.description, 'exported description')
     assert.deepEqual(members.get(`./uploads/${uploadSecret}/screen_shot.png`), Buffer.from('PNG bytes'))
+    assert.deepEqual(members.get('./avatar/logo.png'), Buffer.from('logo bytes'))
 
     const heads = await bundleHeads(members.get('./project.bundle')!)
     const repo = t.ctx.repositories.open(project.id)
@@ -340,6 +347,19 @@ describe('project export', () => {
         await setSettings({ allow_local_requests_from_hooks_and_services: true })
       }
     })
+  })
+
+  it('deletes the kept archive with its project', async () => {
+    const doomed = await makeProject(t, owner)
+    await commitFiles(t, doomed.id, { 'a.txt': 'a\n' })
+    await t.api('POST', `/projects/${doomed.id}/export`, { token: owner.token })
+    await runJobs()
+    const key = (await exportRow(doomed))!.blob_key!
+    assert.notEqual(await t.ctx.blobs.stat(key), null)
+    assert.equal((await t.api('DELETE', `/projects/${doomed.id}`, { token: owner.token })).status, 202)
+    await runJobs()
+    assert.equal(await exportRow(doomed), undefined)
+    assert.equal(await t.ctx.blobs.stat(key), null)
   })
 
   it('expires an archive after 24 hours: the download answers 404, the hourly job removes blob and row', async () => {

@@ -178,7 +178,12 @@ async function addFile(pack: tar.Pack, name: string, file: string, mtime: Date):
   }
 }
 
+/** Where a project's export archives are kept in blob storage (all of them go with the project). */
+export function projectExportsPrefix(projectId: number): string {
+  return `exports/projects/${projectId}/`
+}
+
 /** A blob key for a project's export archive. */
 export function exportBlobKey(projectId: number): string {
-  return `exports/projects/${projectId}/${Date.now()}-${randomBytes(8).toString('hex')}.tar.gz`
+  return `${projectExportsPrefix(projectId)}${Date.now()}-${randomBytes(8).toString('hex')}.tar.gz`
 }

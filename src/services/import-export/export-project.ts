@@ -162,9 +162,11 @@ async function replaceArchive(ctx: AppContext, projectId: number, archive: { key
   if (archive === null) {
     await ctx.db.deleteFrom('project_exports').where('project_id', '=', projectId).execute()
   } else {
-    await ctx.db.updateTable('project_exports')
+    const updated = await ctx.db.updateTable('project_exports')
       .set({ status: 'finished', blob_key: archive.key, file_name: archive.fileName, finished_at: now, error: null, updated_at: now })
-      .where('project_id', '=', projectId).execute()
+      .where('project_id', '=', projectId).executeTakeFirst()
+    // The project was deleted meanwhile (its row with it): nothing may keep the archive.
+    if (updated.numUpdatedRows === 0n) await ctx.blobs.delete(archive.key)
   }
   if (before?.blob_key != null && before.blob_key !== archive?.key) await ctx.blobs.delete(before.blob_key)
 }
@@ -180,7 +182,6 @@ async function uploadArchive(ctx: AppContext, key: string, upload: { url: string
       url: upload.url, method: upload.method, body, size: stat.size, contentType: 'application/gzip', timeoutMs: UPLOAD_TIME_LIMIT_MS, signal,
     })
   } catch (err) {
-    body.destroy()
     if (err instanceof OutboundError) throw new UploadError(`Error uploading the project. ${err.message}`)
     throw err
   }

@@ -314,21 +314,25 @@ export interface OutboundUploadResponse {
 /**
  * Sends a file as the raw body of a PUT or POST (the project export's upload to a URL its user
  * gave), under the same address rules as postJson: checked now, a name that does not resolve
- * refused, the connection pinned to the address checked, no redirects followed. Throws OutboundError.
+ * refused, the connection pinned to the address checked, no redirects followed. The body stream is
+ * always consumed or destroyed. Throws OutboundError.
  */
 export async function uploadStream(ctx: Ctx, request: OutboundUpload): Promise<OutboundUploadResponse> {
   const timeout = AbortSignal.timeout(request.timeoutMs ?? ctx.config.outboundTimeoutMs)
   const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal])
-  const vetted = await vet(ctx, request.url, request.allowLocal ?? false)
-  if (typeof vetted === 'string') throw new OutboundError('blocked', vetted)
-  if (vetted.address === null) throw new OutboundError('blocked', UNRESOLVED)
-  const { url, address } = vetted
+  const vetted = await vet(ctx, request.url, request.allowLocal ?? false).catch((err: unknown) => { request.body.destroy(); throw err })
+  if (typeof vetted === 'string' || vetted.address === null) {
+    request.body.destroy()
+    throw new OutboundError('blocked', typeof vetted === 'string' ? vetted : UNRESOLVED)
+  }
+  const { url } = vetted
+  const address = vetted.address
   const secure = url.protocol === 'https:'
   const lookup: net.LookupFunction = (_host, options, callback) => {
     if ((options as { all?: boolean }).all) callback(null, [address] as never)
     else callback(null, address.address, address.family)
   }
-  await slots.acquire(signal)
+  await slots.acquire(signal).catch((err: unknown) => { request.body.destroy(); throw err })
   try {
     return await new Promise<OutboundUploadResponse>((resolve, reject) => {
       const req = (secure ? https : http).request(url, {
@@ -359,6 +363,8 @@ export async function uploadStream(ctx: Ctx, request: OutboundUpload): Promise<O
       request.body.pipe(req)
     })
   } finally {
+    // A receiver may answer before reading the whole body: the rest of the file is not sent, and its stream is closed.
+    request.body.destroy()
     slots.release()
   }
 }
