@@ -265,11 +265,13 @@ describe('project export', () => {
       assert.deepEqual(bad.body, { message: { http_method: ['invalid. Only PUT and POST methods allowed.'] } })
       const badUrl = await t.api('POST', `/projects/${project.id}/export`, { token: owner.token, body: { upload: { url: 'ftp://example.com/x' } } })
       assert.equal(badUrl.status, 400)
-      assert.deepEqual(badUrl.body, { message: { url: ['must be a valid URL'] } })
+      assert.deepEqual(badUrl.body, { message: { url: ['is blocked: Only allowed protocols are http, https'] } })
+      const notUrl = await t.api('POST', `/projects/${project.id}/export`, { token: owner.token, body: { upload: { url: 'not a url' } } })
+      assert.deepEqual([notUrl.status, notUrl.body], [400, { message: { url: ['is blocked: URI is invalid'] } }])
       // Form bodies as clients send them, method in any case.
       const form = await t.api('POST', `/projects/${project.id}/export`, { token: owner.token, form: 'upload[url]=ftp%3A%2F%2Fx&upload[http_method]=post' })
       assert.equal(form.status, 400)
-      assert.deepEqual(form.body, { message: { url: ['must be a valid URL'] } })
+      assert.deepEqual(form.body, { message: { url: ['is blocked: Only allowed protocols are http, https'] } })
     })
   })
 

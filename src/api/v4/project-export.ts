@@ -5,9 +5,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { apiError, notFound, validationFailed } from '../../common/errors.js'
+import { apiError, notFound } from '../../common/errors.js'
 import { ProjectExportStatus, presentProjectExportStatus } from '../../entities/project-export.js'
-import { exportStatusOf, findExport, openExportDownload, requestExport, type UploadMethod } from '../../services/import-export/export-project.js'
+import { exportStatusOf, exportUploadOf, findExport, openExportDownload, requestExport } from '../../services/import-export/export-project.js'
 import { getApplicationSettings } from '../../services/settings.js'
 import { attachmentDisposition } from '../attachment.js'
 import { loadProjectFor, requireActor, type LoadedProject } from '../load.js'
@@ -26,19 +26,6 @@ const ExportBody = Type.Object({
 async function loadExportable(req: FastifyRequest, id: string): Promise<LoadedProject> {
   if (!(await getApplicationSettings(req.ingot.db)).project_export_enabled) throw notFound()
   return loadProjectFor(req, id, 'admin_project')
-}
-
-/** WebUploadStrategy's validations: a URL, and PUT or POST in any case. */
-function uploadOf(upload: { url?: string | undefined; http_method?: string | undefined } | undefined): { url: string; method: UploadMethod } | null {
-  if (upload?.url === undefined || upload.url.trim() === '') return null
-  const method = (upload.http_method ?? 'PUT').toUpperCase()
-  if (method !== 'PUT' && method !== 'POST') throw validationFailed({ http_method: ['invalid. Only PUT and POST methods allowed.'] })
-  let url: URL | null = null
-  try {
-    url = new URL(upload.url)
-  } catch { /* answered below */ }
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw validationFailed({ url: ['must be a valid URL'] })
-  return { url: upload.url, method }
 }
 
 const projectExport: FastifyPluginAsyncTypebox = async (app) => {
@@ -65,7 +52,7 @@ const projectExport: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const actor = requireActor(req)
     const { project } = await loadExportable(req, req.params.id)
-    const upload = uploadOf(req.body.upload)
+    const upload = exportUploadOf(req.body.upload)
     // A request while an export runs starts nothing, and is accepted all the same.
     await requestExport(req.ingot, { projectId: project.id, userId: actor.user.id, description: req.body.description ?? null, upload })
     return reply.code(202).send({ message: '202 Accepted' })

@@ -7,6 +7,7 @@
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 import type { AppContext } from '../../context.js'
+import { validationFailed } from '../../common/errors.js'
 import type { ProjectExportRow } from '../../db/schema.js'
 import type { ExportStatus } from '../../entities/project-export.js'
 import type { RunningJob } from '../../jobs/kind.js'
@@ -38,6 +39,25 @@ export interface ExportPayload {
 }
 
 const RUNNING: ProjectExportRow['status'][] = ['started', 'after_export_action']
+
+/**
+ * The request's `upload` as the original's WebUploadStrategy validates it (400 otherwise): none
+ * without a URL; PUT (the default) or POST in any case; an http or https URL, in its UrlValidator's
+ * words. Whether Ingot may send to its address is checked when the upload is made.
+ */
+export function exportUploadOf(upload: { url?: string | undefined; http_method?: string | undefined } | undefined): ExportPayload['upload'] {
+  if (upload?.url === undefined || upload.url.trim() === '') return null
+  const method = (upload.http_method ?? 'PUT').toUpperCase()
+  if (method !== 'PUT' && method !== 'POST') throw validationFailed({ http_method: ['invalid. Only PUT and POST methods allowed.'] })
+  let url: URL
+  try {
+    url = new URL(upload.url.trim())
+  } catch {
+    throw validationFailed({ url: ['is blocked: URI is invalid'] })
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw validationFailed({ url: ['is blocked: Only allowed protocols are http, https'] })
+  return { url: upload.url.trim(), method }
+}
 
 /**
  * Starts an export of the project unless one is running (then nothing starts: the request is
