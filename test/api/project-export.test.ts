@@ -221,6 +221,22 @@ describe('project export', () => {
     assert.equal((await status(other)).body.export_status, 'finished')
   })
 
+  it('lets a new export start once a started one is older than any export may run (its process died)', async () => {
+    const other = await makeProject(t, owner)
+    const longAgo = Date.now() - 6 * 60 * 60 * 1000 - 11 * 60 * 1000
+    await t.ctx.db.insertInto('project_exports').values({ project_id: other.id, status: 'started', user_id: owner.user.id, created_at: longAgo, updated_at: longAgo }).execute()
+    assert.equal((await status(other)).body.export_status, 'none')
+    assert.equal((await t.api('POST', `/projects/${other.id}/export`, { token: owner.token })).status, 202)
+    assert.equal((await status(other)).body.export_status, 'started')
+    await runJobs()
+    assert.equal((await status(other)).body.export_status, 'finished')
+    // A fresh started row, by contrast, holds: the request starts nothing.
+    await t.ctx.db.updateTable('project_exports').set({ status: 'started', updated_at: Date.now() }).where('project_id', '=', other.id).execute()
+    assert.equal((await t.api('POST', `/projects/${other.id}/export`, { token: owner.token })).status, 202)
+    const waiting = (await t.ctx.jobs.counts()).filter((c) => c.kind === 'import_export.export_project' && c.state === 'waiting')
+    assert.deepEqual(waiting, [])
+  })
+
   describe('who may export', () => {
     let developer: TestUser
     let guest: TestUser
