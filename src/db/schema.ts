@@ -768,6 +768,21 @@ export interface CiVariablesTable {
   protected: Generated<Flag>
 }
 
+/** A project's export (migration 0030): running, uploading, or its archive waiting to be downloaded. */
+export interface ProjectExportsTable {
+  project_id: number
+  status: 'started' | 'after_export_action' | 'finished' | 'failed'
+  user_id: number | null
+  /** The finished archive, kept 24 hours from finished_at; null while none is kept. */
+  blob_key: string | null
+  /** The archive's download name, the original's `<time>_<full path>_export.tar.gz`. */
+  file_name: string | null
+  finished_at: number | null
+  error: string | null
+  created_at: number
+  updated_at: number
+}
+
 /** A badge: a link and an image URL, of a project or (project_id null) of a group, whose projects show it too. */
 export interface BadgesTable {
   id: Generated<number>
@@ -1034,6 +1049,7 @@ export interface Database {
   ci_pipeline_variables: CiPipelineVariablesTable
   ci_variables: CiVariablesTable
   badges: BadgesTable
+  project_exports: ProjectExportsTable
   ci_triggers: CiTriggersTable
   ci_pipeline_schedules: CiPipelineSchedulesTable
   ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable
@@ -1088,5 +1104,6 @@ export type CiPipelineScheduleRow = Selectable<CiPipelineSchedulesTable>
 export type CiJobArtifactRow = Selectable<CiJobArtifactsTable>
 export type CiJobArtifactEntryRow = Selectable<CiJobArtifactEntriesTable>
 export type CiRunnerRow = Selectable<CiRunnersTable>
+export type ProjectExportRow = Selectable<ProjectExportsTable>
 export type EnvironmentRow = Selectable<EnvironmentsTable>
 export type DeploymentRow = Selectable<DeploymentsTable>

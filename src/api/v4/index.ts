@@ -33,6 +33,7 @@ import pipelines from './pipelines.js'
 import pipelineSchedules from './pipeline-schedules.js'
 import triggers from './triggers.js'
 import badges from './badges.js'
+import projectExport from './project-export.js'
 import projectHousekeeping from './project-housekeeping.js'
 import projectUploads from './project-uploads.js'
 import projectHooks from './project-hooks.js'
@@ -85,6 +86,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(pipelineSchedules)
   await app.register(triggers)
   await app.register(badges)
+  await app.register(projectExport)
   await app.register(projectHousekeeping)
   await app.register(projectUploads)
   await app.register(projectHooks)

@@ -10,6 +10,7 @@ import dns from 'node:dns'
 import http from 'node:http'
 import https from 'node:https'
 import net from 'node:net'
+import type { Readable } from 'node:stream'
 import type { AppContext } from '../../context.js'
 import { COMPATIBLE_VERSION } from '../../revision.js'
 import { getApplicationSettings } from '../settings.js'
@@ -284,6 +285,86 @@ export async function postJson(ctx: Ctx, request: OutboundRequest): Promise<Outb
   try {
     return await send(pinned, request, payload, signal)
   } finally {
+    slots.release()
+  }
+}
+
+// ---- uploading a file ---------------------------------------------------------------------------
+
+export interface OutboundUpload extends OutboundOptions {
+  url: string
+  method: 'PUT' | 'POST'
+  /** The raw request body, streamed; `size` bytes long (sent as Content-Length). */
+  body: Readable
+  size: number
+  contentType?: string
+  /** The whole exchange's limit (a large file takes long); the configured outbound timeout when unset. */
+  timeoutMs?: number
+  signal?: AbortSignal
+}
+
+/** The receiver's answer to an upload: its status and reason, and the start of its body (for its error). */
+export interface OutboundUploadResponse {
+  status: number
+  statusText: string
+  /** At most MAX_RESPONSE_BYTES of the answer's body, as text. */
+  body: string
+}
+
+/**
+ * Sends a file as the raw body of a PUT or POST (the project export's upload to a URL its user
+ * gave), under the same address rules as postJson: checked now, a name that does not resolve
+ * refused, the connection pinned to the address checked, no redirects followed. The body stream is
+ * always consumed or destroyed. Throws OutboundError.
+ */
+export async function uploadStream(ctx: Ctx, request: OutboundUpload): Promise<OutboundUploadResponse> {
+  const timeout = AbortSignal.timeout(request.timeoutMs ?? ctx.config.outboundTimeoutMs)
+  const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal])
+  const vetted = await vet(ctx, request.url, request.allowLocal ?? false).catch((err: unknown) => { request.body.destroy(); throw err })
+  if (typeof vetted === 'string' || vetted.address === null) {
+    request.body.destroy()
+    throw new OutboundError('blocked', typeof vetted === 'string' ? vetted : UNRESOLVED)
+  }
+  const { url } = vetted
+  const address = vetted.address
+  const secure = url.protocol === 'https:'
+  const lookup: net.LookupFunction = (_host, options, callback) => {
+    if ((options as { all?: boolean }).all) callback(null, [address] as never)
+    else callback(null, address.address, address.family)
+  }
+  await slots.acquire(signal).catch((err: unknown) => { request.body.destroy(); throw err })
+  try {
+    return await new Promise<OutboundUploadResponse>((resolve, reject) => {
+      const req = (secure ? https : http).request(url, {
+        method: request.method,
+        headers: {
+          'Content-Type': request.contentType ?? 'application/octet-stream',
+          'Content-Length': String(request.size),
+          'User-Agent': `Ingot/${COMPATIBLE_VERSION}`,
+        },
+        signal,
+        agent: false,
+        lookup,
+      }, (res) => {
+        const kept: Buffer[] = []
+        let size = 0
+        res.on('data', (chunk: Buffer) => {
+          if (size < MAX_RESPONSE_BYTES) kept.push(chunk.subarray(0, MAX_RESPONSE_BYTES - size))
+          size += chunk.length
+        })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', body: Buffer.concat(kept).toString('utf8') }))
+        res.on('error', (err) => reject(toOutboundError(err, signal, request.signal)))
+      })
+      req.on('error', (err) => {
+        request.body.destroy()
+        reject(toOutboundError(err, signal, request.signal))
+      })
+      request.body.on('error', (err) => req.destroy(err))
+      request.body.pipe(req)
+    })
+  } finally {
+    // A receiver may answer before reading the whole body: the rest of the file is not sent, and its stream is closed.
+    request.body.destroy()
     slots.release()
   }
 }

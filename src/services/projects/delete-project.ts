@@ -1,11 +1,12 @@
 // Deletes a project (DELETE /projects/:id): its rows in one transaction, then its files (repository,
-// wiki repository, uploads, CI traces and artifacts) once the rows are gone.
+// wiki repository, uploads, CI traces and artifacts, export archives) once the rows are gone.
 import type { AppContext } from '../../context.js'
 import type { ProjectRow } from '../../db/schema.js'
 import { deleteNamespacesAndProjects } from '../namespaces/delete-contents.js'
 import { projectSystemActivities } from '../hooks/system-payloads.js'
 import { removeProjectUploads } from '../uploads/attachments.js'
 import { projectArtifactsPrefix } from '../ci/artifacts.js'
+import { projectExportsPrefix } from '../import-export/export-archive.js'
 
 
 /** Everything of a deleted project kept outside the database; for every path that deletes projects. */
@@ -13,6 +14,7 @@ export async function removeProjectFiles(ctx: Pick<AppContext, 'repositories' | 
   await ctx.repositories.remove(projectId)
   await removeProjectUploads(ctx.config.dataDir, projectId)
   await ctx.blobs.deletePrefix(projectArtifactsPrefix(projectId))
+  await ctx.blobs.deletePrefix(projectExportsPrefix(projectId))
 }
 
 export async function deleteProject(ctx: AppContext, project: ProjectRow): Promise<void> {
