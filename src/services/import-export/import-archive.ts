@@ -62,6 +62,7 @@ export async function checkImportArchive(archive: Readable, maxExtractedBytes: n
       try {
         name = memberName(header.name)
       } catch { /* the job refuses it, with its message */ }
+      stream.on('error', () => {})
       stream.resume()
       if (name === 'VERSION' && header.type === 'file') {
         found = true
@@ -103,6 +104,8 @@ export async function extractImportArchive(archive: Readable, dir: string, maxEx
   const extract = tar.extract()
   extract.on('entry', (header, stream, next) => {
     const fail = (err: Error) => {
+      // The entry's stream is destroyed with the archive: its error is the archive's, told once.
+      stream.on('error', () => {})
       stream.resume()
       next(err)
     }
