@@ -9,7 +9,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import tar from 'tar-stream'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeGroup, makeMember, makeProject, makeUser, uniqueName, type TestUser } from '../helpers/factories.js'
@@ -261,6 +261,20 @@ describe('project import', () => {
       assert.deepEqual(res.json(), { message: '413 Request Entity Too Large' })
       assert.deepEqual(await storedArchives(), [])
       assert.equal((await t.api('GET', '/application/settings')).body.max_import_size, 1)
+      // Without Content-Length (chunked): counted as it streams, refused once past the limit.
+      const { payload, contentType } = await multipart({ path: uniqueName('big'), file: { name: 'x.tar.gz', data: big } })
+      const streamed = await t.app.inject({
+        method: 'POST', url: '/api/v4/projects/import', payload: Readable.from([payload.subarray(0, 1000), payload.subarray(1000)]),
+        headers: { 'content-type': contentType, 'private-token': owner.token },
+      })
+      assert.equal(streamed.statusCode, 413, streamed.body)
+      assert.deepEqual(await storedArchives(), [])
+      // 0 takes any size.
+      await setSettings({ max_import_size: 0 })
+      const any = await post({ path: uniqueName('any'), file: { name: 'x.tar.gz', data: await fullArchive([{ name: './padding', data: Buffer.alloc(2 * 1024 * 1024) }]) } })
+      assert.equal(any.statusCode, 201, any.body)
+      await runJobs()
+      assert.equal((await importStatus(any.json().id)).import_status, 'finished')
     } finally {
       await setSettings({ max_import_size: 50 })
     }

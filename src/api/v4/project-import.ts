@@ -44,16 +44,24 @@ interface ReceivedForm {
   archiveKey: string | null
 }
 
-/** Counts the bytes of the upload and fails past `max`. */
-function uploadLimit(max: number | null): Transform {
+/** Counts the bytes of the upload and fails past `max`; `exceeded()` says whether it did. */
+function uploadLimit(max: number | null): { stream: Transform; exceeded: () => boolean } {
   let seen = 0
-  return new Transform({
+  let exceeded = false
+  const stream = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length
-      if (max !== null && seen > max) done(new UploadTooLargeError())
-      else done(null, chunk)
+      if (max !== null && seen > max) {
+        exceeded = true
+        done(new UploadTooLargeError())
+      } else {
+        done(null, chunk)
+      }
     },
   })
+  // The storage hears the failure through its own reading of the stream, whenever it starts.
+  stream.on('error', () => {})
+  return { stream, exceeded: () => exceeded }
 }
 
 /**
@@ -86,11 +94,11 @@ function receiveForm(ctx: AppContext, req: FastifyRequest, body: IncomingMessage
       }
       const key = importArchiveKey()
       const limited = uploadLimit(max)
-      stream.on('error', (err) => limited.destroy(err))
-      stream.pipe(limited)
-      stored = ctx.blobs.put(key, limited).then(() => key, async (err: unknown) => {
+      stream.on('error', (err) => limited.stream.destroy(err))
+      stream.pipe(limited.stream)
+      stored = ctx.blobs.put(key, limited.stream).then(() => key, async () => {
         await ctx.blobs.delete(key).catch(() => {})
-        throw err instanceof UploadTooLargeError ? tooLarge() : grapeError('file is invalid')
+        throw limited.exceeded() ? tooLarge() : grapeError('file is invalid')
       })
       stored.catch(fail)
     })
