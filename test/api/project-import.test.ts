@@ -159,6 +159,15 @@ describe('project import', () => {
     assert.equal(upload.statusCode, 200)
     assert.equal(upload.body, 'attached file')
     assert.equal(row.avatar_path, `-/system/project/avatar/${body.id}/logo.png`)
+    const avatarUrl = (await t.api('GET', `/projects/${body.id}`, { token: owner.token })).body.avatar_url as string
+    assert.equal(avatarUrl, `http://ingot.test/uploads/-/system/project/avatar/${body.id}/logo.png`)
+    const avatar = await t.app.inject({ method: 'GET', url: avatarUrl.slice('http://ingot.test'.length), headers: { 'private-token': owner.token } })
+    assert.equal(avatar.statusCode, 200)
+    assert.equal(avatar.headers['content-type'], 'image/png')
+    assert.deepEqual(avatar.rawPayload, PNG)
+    const stranger = await makeUser(t)
+    const hidden = await t.app.inject({ method: 'GET', url: avatarUrl.slice('http://ingot.test'.length), headers: { 'private-token': stranger.token } })
+    assert.equal(hidden.statusCode, 404)
     // The archive was kept for the job only.
     assert.deepEqual(await storedArchives(), [])
   })
@@ -196,6 +205,24 @@ describe('project import', () => {
     }
     assert.equal((await t.ctx.db.selectFrom('projects').select('id').execute()).length, before)
     assert.deepEqual(await storedArchives(), [])
+  })
+
+  it('401 without credentials', async () => {
+    const { payload, contentType } = await multipart({ path: 'anon', file: { name: 'x.tar.gz', data: await fullArchive() } })
+    const res = await t.app.inject({ method: 'POST', url: '/api/v4/projects/import', payload, headers: { 'content-type': contentType } })
+    assert.equal(res.statusCode, 401)
+  })
+
+  it('override_params: a visibility the namespace does not allow is refused as creation refuses it', async () => {
+    const group = await makeGroup(t, { visibility: 'private' }, owner)
+    const res = await post({
+      path: uniqueName('vis'), namespace: String(group.id), 'override_params[visibility]': 'public', file: { name: 'x.tar.gz', data: await fullArchive() },
+    })
+    assert.equal(res.statusCode, 400, res.body)
+    assert.match(res.json().message, /^Visibility level /)
+    const invalid = await post({ path: uniqueName('vis'), 'override_params[visibility]': 'secret', file: { name: 'x.tar.gz', data: await fullArchive() } })
+    assert.equal(invalid.statusCode, 400)
+    assert.deepEqual(invalid.json(), { error: 'override_params[visibility] does not have a valid value' })
   })
 
   it('400 for a missing path or file', async () => {

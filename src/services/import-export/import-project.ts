@@ -110,11 +110,19 @@ export async function scheduleProjectImport(ctx: AppContext, actor: Actor, input
   return { ...project, import_status: 'scheduled', import_error: null }
 }
 
-/** A directory of the import's own under the data directory's tmp; removed when the job ends. */
-async function workDirectory(ctx: AppContext): Promise<string> {
-  const root = path.join(ctx.config.dataDir, 'tmp', 'imports')
-  await fsp.mkdir(root, { recursive: true })
-  return fsp.mkdtemp(path.join(root, 'import-'))
+/**
+ * The import's own directory under the data directory's tmp, named by its project so that an
+ * attempt after a process died finds (and removes) what the first one left; removed when the job ends.
+ */
+function workDirectory(ctx: AppContext, projectId: number): string {
+  return path.join(ctx.config.dataDir, 'tmp', 'imports', `project-${projectId}`)
+}
+
+async function freshWorkDirectory(ctx: AppContext, projectId: number): Promise<string> {
+  const dir = workDirectory(ctx, projectId)
+  await fsp.rm(dir, { recursive: true, force: true })
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 })
+  return dir
 }
 
 const exists = (file: string) => fsp.stat(file).then((stat) => stat.isFile(), () => false)
@@ -206,14 +214,16 @@ async function replaceOverwrittenProject(ctx: AppContext, project: ProjectRow, o
 
 /** A failed import: the status and its error, the repository, wiki, uploads and avatar gone (an empty repository left). */
 async function failImport(ctx: AppContext, projectId: number, message: string): Promise<void> {
-  await ctx.db.updateTable('projects')
+  const updated = await ctx.db.updateTable('projects')
     .set({ import_status: 'failed', import_error: message, default_branch: null, empty_repo: 1, avatar_path: null, updated_at: Date.now() })
-    .where('id', '=', projectId).execute()
+    .where('id', '=', projectId).executeTakeFirst()
   await ctx.repositories.remove(projectId)
-  // The project stays, as the original's does: it reads as an empty project.
-  await ctx.repositories.create(projectId)
   await removeProjectUploads(ctx.config.dataDir, projectId)
   await fsp.rm(path.join(uploadsRoot(ctx.config.dataDir), ...projectAvatarDir(projectId).split('/')), { recursive: true, force: true })
+  await fsp.rm(workDirectory(ctx, projectId), { recursive: true, force: true })
+  // The project stays, as the original's does, and reads as an empty project (unless it was deleted meanwhile).
+  if (Number(updated.numUpdatedRows) === 0) return
+  await ctx.repositories.create(projectId)
   await refreshStatistics(ctx, projectId)
 }
 
@@ -236,7 +246,7 @@ export async function runProjectImport(ctx: AppContext, payload: ImportProjectPa
 }
 
 async function importArchive(ctx: AppContext, project: ProjectRow, payload: ImportProjectPayload, signal: AbortSignal): Promise<void> {
-  const work = await workDirectory(ctx)
+  const work = await freshWorkDirectory(ctx, project.id)
   try {
     const archive = await ctx.blobs.get(payload.archiveKey)
     if (archive === null) throw new ImportArchiveError('The import file is gone')
@@ -262,7 +272,9 @@ async function importArchive(ctx: AppContext, project: ProjectRow, payload: Impo
     await restoreUploads(ctx, project.id, work, files)
     await recordRestoredRepository(ctx, project.id, headBranch)
     if (payload.overwrite !== undefined) await replaceOverwrittenProject(ctx, project, payload.overwrite)
-    await ctx.db.updateTable('projects').set({ import_status: 'finished', import_error: null }).where('id', '=', project.id).execute()
+    const finished = await ctx.db.updateTable('projects').set({ import_status: 'finished', import_error: null }).where('id', '=', project.id).executeTakeFirst()
+    // Deleted while it was imported: nothing of it may stay behind.
+    if (Number(finished.numUpdatedRows) === 0) await removeProjectFiles(ctx, project.id)
   } catch (err) {
     ctx.log.warn({ err, project: project.id }, 'a project import failed')
     await failImport(ctx, project.id, importErrorMessage(ctx, err))
