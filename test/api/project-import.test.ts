@@ -28,7 +28,7 @@ const TREE = JSON.stringify({ description: 'Imported from the archive', visibili
 interface Member {
   name: string
   data?: Buffer | string
-  type?: 'file' | 'directory' | 'symlink' | 'link'
+  type?: 'file' | 'directory' | 'symlink' | 'link' | 'character-device'
   linkname?: string
 }
 
@@ -242,6 +242,7 @@ describe('project import', () => {
     ['a symbolic link', [{ name: './VERSION', data: '0.2.4' }, { name: './project.json', type: 'symlink', linkname: '/etc/passwd' }], 'The archive has a symbolic link: ./project.json'],
     ['a hard link', [{ name: './VERSION', data: '0.2.4' }, { name: './project.json', type: 'link', linkname: 'VERSION' }], 'The archive has a hard link: ./project.json'],
     ['a name leaving the archive', [{ name: './VERSION', data: '0.2.4' }, { name: './../escaped.txt', data: 'x' }], 'The archive has a member outside of it: ./../escaped.txt'],
+    ['a device file', [{ name: './VERSION', data: '0.2.4' }, { name: './dev-null', type: 'character-device' }], 'The archive has a member that is not a file or directory: ./dev-null'],
     ['an absolute name', [{ name: './VERSION', data: '0.2.4' }, { name: '/tmp/absolute.txt', data: 'x' }], 'The archive has a member with an absolute path: /tmp/absolute.txt'],
   ] as const) {
     it(`fails the import for ${what}: failed with its error, no repository content, uploads or wiki left`, async () => {
@@ -302,6 +303,22 @@ describe('project import', () => {
       assert.equal(any.statusCode, 201, any.body)
       await runJobs()
       assert.equal((await importStatus(any.json().id)).import_status, 'finished')
+    } finally {
+      await setSettings({ max_import_size: 50 })
+    }
+  })
+
+  it('fails an archive that holds more than 20 times max_import_size once extracted', async () => {
+    await setSettings({ max_import_size: 1 })
+    try {
+      const archive = await archiveOf([{ name: 'VERSION', data: '0.2.4' }, { name: 'project.json', data: TREE }, { name: 'zeros', data: Buffer.alloc(21 * 1024 * 1024) }])
+      assert.ok(archive.length < 1024 * 1024)
+      const res = await post({ path: uniqueName('bomb'), file: { name: 'x.tar.gz', data: archive } })
+      assert.equal(res.statusCode, 201, res.body)
+      await runJobs()
+      const status = await importStatus(res.json().id)
+      assert.equal(status.import_status, 'failed')
+      assert.equal(status.import_error, 'The archive is larger than an import may be once extracted')
     } finally {
       await setSettings({ max_import_size: 50 })
     }
