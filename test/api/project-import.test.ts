@@ -19,6 +19,7 @@ import { runGit } from '../../src/git/command.js'
 import { writeCommit } from '../../src/git/write.js'
 import { DEVELOPER } from '../../src/policies/access-levels.js'
 import type { ProjectRow } from '../../src/db/schema.js'
+import { importErrorMessage } from '../../src/services/import-export/import-project.js'
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
@@ -377,6 +378,14 @@ describe('project import', () => {
     await makeProject(t, null, { path: 'keep', namespace: group })
     const res = await post({ path: 'keep', namespace: group.full_path, overwrite: 'true', file: { name: 'x.tar.gz', data: await fullArchive() } }, maintainer.token)
     assert.equal(res.statusCode, 403)
+  })
+
+  it('keeps no server path or stack in import_error', () => {
+    const err = new Error(`ENOENT: no such file or directory, open '${t.ctx.config.dataDir}/tmp/imports/project-1/project.json'\n    at open (node:fs)`)
+    const message = importErrorMessage(t.ctx, err)
+    assert.doesNotMatch(message, new RegExp(t.ctx.config.dataDir.replaceAll('/', '\\/')))
+    assert.doesNotMatch(message, /\n|at open/)
+    assert.equal(importErrorMessage(t.ctx, new Error('cannot read /var/lib/ingot/secret/file.json')), 'cannot read …/file.json')
   })
 
   it('GET /projects/:id/import: none for a project never imported, 404 for one the caller cannot see', async () => {
