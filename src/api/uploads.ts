@@ -53,6 +53,25 @@ const uploads: FastifyPluginAsyncTypebox = async (app) => {
       .send(fs.createReadStream(path.join(uploadsRoot(req.ingot.config.dataDir), avatarPath)))
   })
 
+  // A project's avatar (set by a project import), to those who can see the project.
+  app.get('/uploads/-/system/project/avatar/:project_id/:filename', {
+    config: { auth: 'optional' },
+    schema: { params: Type.Object({ project_id: Type.String({ pattern: '^[0-9]+$' }), filename: Type.String() }) },
+  }, async (req, reply) => {
+    const { project_id: projectId, filename } = req.params
+    const project = await loadProject(req, projectId).then((loaded) => loaded.project, (err: unknown) => {
+      if (err instanceof ApiError && err.statusCode === 404) return null
+      throw err
+    })
+    const avatarPath = `-/system/project/avatar/${projectId}/${filename}`
+    if (project === null || project.avatar_path !== avatarPath) return reply.code(404).send(notFoundAnswer)
+    const extension = path.extname(filename).slice(1).toLowerCase() as keyof typeof AVATAR_CONTENT_TYPES
+    return reply
+      .type(AVATAR_CONTENT_TYPES[extension] ?? 'application/octet-stream')
+      .header('cache-control', 'private, max-age=0, must-revalidate')
+      .send(fs.createReadStream(path.join(uploadsRoot(req.ingot.config.dataDir), avatarPath)))
+  })
+
   app.get(`${PROJECT_UPLOADS_PREFIX}/*`, {
     config: { auth: 'optional' },
   }, async (req, reply) => {

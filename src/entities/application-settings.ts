@@ -61,6 +61,7 @@ export const ApplicationSettingsSchema = Type.Object({
   import_sources: Strings,
   max_artifacts_size: Type.Integer(),
   max_attachment_size: Type.Integer(),
+  max_import_size: Type.Integer(),
   max_pages_size: Type.Integer(),
   metrics_enabled: Type.Boolean(),
   metrics_host: NullableString,

@@ -4,7 +4,7 @@ import type { AnyJobKind } from './kind.js'
 import { ARCHIVE_MISSED_TRACES, ARCHIVE_TRACE, CREATE_PIPELINE, DROP_STALE_JOBS, ENQUEUE_DELAYED_JOB, EXPIRE_ARTIFACTS,
   RUN_PIPELINE_SCHEDULES } from '../services/ci/jobs.js'
 import { PRUNE_OLD_EVENTS } from '../services/events/jobs.js'
-import { EXPIRE_EXPORTS, EXPORT_PROJECT } from '../services/import-export/jobs.js'
+import { EXPIRE_EXPORTS, EXPORT_PROJECT, IMPORT_PROJECT } from '../services/import-export/jobs.js'
 import { DELIVER_WEB_HOOK, FAN_OUT_WEB_HOOKS } from '../services/hooks/jobs.js'
 import { POST_CHAT_MESSAGE, SEND_PUSH_EMAIL } from '../services/integrations/jobs.js'
 import { END_EXPIRED_MEMBERSHIPS } from '../services/members/jobs.js'
@@ -21,5 +21,5 @@ export const ALL_JOB_KINDS: readonly AnyJobKind[] = [
   REFRESH_STATISTICS, HOUSEKEEP_REPOSITORY,
   CREATE_PIPELINE, ENQUEUE_DELAYED_JOB, ARCHIVE_TRACE, ARCHIVE_MISSED_TRACES, EXPIRE_ARTIFACTS, DROP_STALE_JOBS, RUN_PIPELINE_SCHEDULES,
   PRUNE_OLD_EVENTS, END_EXPIRED_MEMBERSHIPS, PRUNE_EXPIRED_SESSIONS,
-  EXPORT_PROJECT, EXPIRE_EXPORTS,
+  EXPORT_PROJECT, EXPIRE_EXPORTS, IMPORT_PROJECT,
 ]

@@ -88,6 +88,8 @@ export interface ApplicationSettings {
   /** Megabytes. */
   max_artifacts_size: number
   max_attachment_size: number
+  /** Megabytes: the largest archive POST /projects/import takes; 0 for any. */
+  max_import_size: number
   max_pages_size: number
   metrics_enabled: boolean
   metrics_host: string | null
@@ -191,6 +193,8 @@ export const DEFAULT_SETTINGS: Readonly<ApplicationSettings> = {
   import_sources: [...IMPORT_SOURCES],
   max_artifacts_size: 100,
   max_attachment_size: 10,
+  // Not a setting of 11.5 (later releases added it with this default).
+  max_import_size: 50,
   max_pages_size: 100,
   metrics_enabled: false,
   metrics_host: 'localhost',

@@ -76,6 +76,7 @@ const UpdateSettingsBody = Type.Object({
   import_sources: List,
   max_artifacts_size: Count(1),
   max_attachment_size: Count(1),
+  max_import_size: Count(),
   max_pages_size: Count(),
   metrics_enabled: Flag,
   metrics_host: Text,

@@ -38,6 +38,7 @@ import projectHousekeeping from './project-housekeeping.js'
 import projectUploads from './project-uploads.js'
 import projectHooks from './project-hooks.js'
 import projects from './projects.js'
+import projectImport from './project-import.js'
 import protectedBranches from './protected-branches.js'
 import protectedTags from './protected-tags.js'
 import repository from './repository.js'
@@ -91,6 +92,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(projectUploads)
   await app.register(projectHooks)
   await app.register(projects)
+  await app.register(projectImport)
   await app.register(protectedBranches)
   await app.register(protectedTags)
   await app.register(repository)
