@@ -11,6 +11,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildTestApp, testDatabaseServer, type TestApp } from '../../helpers/app.js'
 import { makeGroup, makeProject, makeUser, type TestUser } from '../../helpers/factories.js'
+import { commitFiles } from '../../helpers/git.js'
 import { discardRestoredTree, restoreProjectTree } from '../../../src/services/import-export/project-tree-restorer.js'
 import type { ProjectRow } from '../../../src/db/schema.js'
 
@@ -300,6 +301,23 @@ describe(`project tree restorer (${testDatabaseServer() === null ? 'sqlite' : 'p
       const body = await get(`/projects/${other.id}`)
       assert.deepEqual([body.visibility, body.wiki_enabled, body.merge_method, body.description], ['internal', true, 'ff', 'mine'])
     })
+  })
+
+  it("creates a fork merge request's source branch (and a missing target) from its commits in the restored repository", async () => {
+    const project = await makeProject(t, null, { visibility: 'private' })
+    const base = await commitFiles(t, project.id, { 'README.md': 'base\n' })
+    const head = await commitFiles(t, project.id, { 'x.txt': 'x\n' }, { branch: 'scratch' })
+    const text = (await fs.readFile(FIXTURE, 'utf8'))
+      .replaceAll('0a1b2c3d4e5f60718293a4b5c6d7e8f901234567', head).replaceAll('ae73cb07c9eeaf35924a10f713b364d32b2dd34f', base)
+    const tree = path.join(tmp, 'fork.json')
+    await fs.writeFile(tree, text)
+    const result = await restoreProjectTree(t.ctx, { projectId: project.id, importerId: t.root.user.id, treePath: tree, overrideParams: {} })
+    assert.equal(result.forkBranchesCreated, 2)
+    const repo = t.ctx.repositories.open(project.id)
+    assert.equal(await repo.resolveCommit('refs/heads/feature_conflict'), head)
+    assert.equal(await repo.resolveCommit('refs/heads/feature'), base)
+    const mr = await get(`/projects/${project.id}/merge_requests/9`)
+    assert.deepEqual([mr.source_project_id, mr.source_branch, mr.sha], [project.id, 'feature_conflict', head])
   })
 
   it('fails on a tree that breaks midway and leaves no rows behind', async () => {
