@@ -1,5 +1,5 @@
 // Restores project.json of an archive (format 0.2.4, research §1.4) into an existing, empty project:
-// the project's attributes and its relation tree, read as a stream (restore-json-stream.ts) so
+// the project's attributes and its relation tree, read as a stream (restore-json-split.ts) so
 // memory stays flat whatever its size, written in batches, each in its own transaction
 // (restore-relations.ts). As 11.5: members mapped by email or username when the importer is an
 // administrator, every other user reference falls back to the importer, who becomes Maintainer;
@@ -13,7 +13,8 @@ import { MAINTAINER, visibilityName } from '../../policies/access-levels.js'
 import { getApplicationSettings } from '../settings.js'
 import { isValidRefName } from '../../git/ref-names.js'
 import { NULL_OID } from '../../git/repository.js'
-import { readTopLevelValue, readTree, type ValueMode } from './restore-json-stream.js'
+import { readTopLevelValue, type ValueMode } from './restore-json-stream.js'
+import { splitTree } from './restore-json-split.js'
 import { bumpInternalIds, RELATIONS, type RestoreState } from './restore-relations.js'
 import { bool, int, isRecord, records, text, UserMap, type Json } from './restore-values.js'
 
@@ -88,7 +89,7 @@ async function restore(ctx: AppContext, input: RestoreProjectTreeInput): Promise
     await db.transaction().execute((trx) => relation.restore(trx, state, items))
     counts[batchKey] = (counts[batchKey] ?? 0) + items.length
   }
-  for await (const event of readTree(input.treePath, modeOf, signal)) {
+  for await (const event of splitTree(input.treePath, modeOf, signal)) {
     if (event.kind === 'value') {
       attributes[event.key] = event.value
       continue

@@ -14,6 +14,8 @@ import { makeGroup, makeProject, makeUser, type TestUser } from '../../helpers/f
 import { commitFiles } from '../../helpers/git.js'
 import { discardRestoredTree, restoreProjectTree } from '../../../src/services/import-export/project-tree-restorer.js'
 import type { ProjectRow } from '../../../src/db/schema.js'
+import { readTopLevelValue, readTree, type ValueMode } from '../../../src/services/import-export/restore-json-stream.js'
+import { splitTree } from '../../../src/services/import-export/restore-json-split.js'
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/import-export/project.json')
 
@@ -301,6 +303,27 @@ describe(`project tree restorer (${testDatabaseServer() === null ? 'sqlite' : 'p
       const body = await get(`/projects/${other.id}`)
       assert.deepEqual([body.visibility, body.wiki_enabled, body.merge_method, body.description], ['internal', true, 'ff', 'mine'])
     })
+  })
+
+  it('reads project.json the same with the fast splitter as with stream-json, whatever the chunk boundaries', async () => {
+    const modeOf = (key: string): ValueMode => ['issues', 'labels', 'merge_requests', 'pipelines', 'list'].includes(key) ? 'items'
+      : key.startsWith('skip') ? 'skip' : 'whole'
+    const all = async (events: AsyncGenerator<unknown>) => { const out = []; for await (const e of events) out.push(e); return out }
+    const tricky = path.join(tmp, 'tricky.json')
+    await fs.writeFile(tricky, JSON.stringify({
+      'k\\"ey': 'v\\\\', list: ['\\', '"', 1.5e3, -2, true, null, { x: '\\\\\\"]}' }, [[]], {}], skip1: [1, '\\', { '}': ']' }],
+      'é': 'ü\u2028😀', n: 0, issues: [], o: { '[': '{' },
+    }, null, 2))
+    for (const file of [FIXTURE, tricky]) {
+      const expected = await all(readTree(file, modeOf))
+      for (const chunkBytes of [1, 2, 3, 7, 64, 4096]) assert.deepEqual(await all(splitTree(file, modeOf, undefined, chunkBytes)), expected, `${file} ${chunkBytes}`)
+    }
+    const members = await readTopLevelValue(FIXTURE, 'project_members') as { user: { username: string } }[]
+    assert.deepEqual(members.map((m) => m.user.username), ['alice-on-the-old-instance', 'tree-bob', 'carol-unknown'])
+    for (const bad of ['{"a":[1,2', '{"list":[1,,2]}', '{"a" 1}', '{"b":tru}', '{"b":1}x', '[1]', '{"issues":[{"x":1}{"y":2}]}', '{"b":"x}', '{"b":1,}']) {
+      await fs.writeFile(tricky, bad)
+      await assert.rejects(all(splitTree(tricky, modeOf, undefined, 3)), /Incorrect JSON format/, bad)
+    }
   })
 
   it("creates a fork merge request's source branch (and a missing target) from its commits in the restored repository", async () => {
