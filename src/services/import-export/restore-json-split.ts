@@ -222,3 +222,14 @@ export async function* splitTree(
     input.destroy()
   }
 }
+
+/**
+ * One top-level value of project.json, read alone (the members, which 11.5 writes after the issues
+ * but which the user mapping needs first): every other value is only followed. Undefined when absent.
+ */
+export async function readTopLevelValue(path: string, wanted: string, signal?: AbortSignal): Promise<unknown> {
+  for await (const event of splitTree(path, (key) => key === wanted ? 'whole' : 'skip', signal)) {
+    if (event.kind === 'value') return event.value
+  }
+  return undefined
+}

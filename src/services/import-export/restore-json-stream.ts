@@ -2,9 +2,7 @@
 // by key, a relation array item by item (each item assembled alone), other values whole. Memory
 // holds one read chunk and the items in hand, whatever the file's size. readTree tokenizes every
 // byte with stream-json; the restorer uses restore-json-split.ts's splitTree, which yields the same
-// events two to three times faster, and this one is its reference in the tests. Also a byte scan that
-// fetches one top-level value (the members, which 11.5 writes after the issues but which the user
-// mapping needs first) without tokenizing the rest.
+// events two to three times faster, and this one is its reference in the tests.
 import { createReadStream } from 'node:fs'
 import { jsonParser } from 'stream-json/core/parser.js'
 import { Assembler } from 'stream-json/core/assembler.js'
@@ -141,107 +139,5 @@ export async function* readTree(path: string, modeOf: (key: string) => ValueMode
     if (!seenTop || depth !== 0) throw new TreeFormatError('Incorrect JSON format: project.json ends early')
   } finally {
     input.destroy()
-  }
-}
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-
-/**
- * One top-level value of project.json, found by a byte scan (strings and nesting followed, nothing
- * else parsed) and parsed alone; undefined when the key is absent. For small values (the members).
- */
-export async function readTopLevelValue(path: string, wanted: string, signal?: AbortSignal): Promise<unknown> {
-  const wantedBytes = Buffer.from(JSON.stringify(wanted).slice(1, -1))
-  let depth = 0
-  let inString = false
-  let escape = false
-  let expectKey = false
-  let keyParts: Buffer[] | null = null
-  let keyStart = -1
-  let matchedKey = false
-  let capturing = false
-  let captured: Buffer[] = []
-  let captureStart = -1
-  const input = createReadStream(path, { highWaterMark: CHUNK_BYTES })
-  try {
-    for await (const data of input) {
-      if (signal?.aborted) throw signal.reason ?? new Error('aborted')
-      const chunk = data as Buffer
-      if (keyParts !== null) keyStart = 0
-      if (capturing) captureStart = 0
-      for (let i = 0; i < chunk.length; i++) {
-        const byte = chunk[i]!
-        if (inString) {
-          if (escape) escape = false
-          else if (byte === BACKSLASH) escape = true
-          else if (byte === QUOTE) {
-            inString = false
-            if (keyParts !== null) {
-              keyParts.push(chunk.subarray(keyStart, i))
-              matchedKey = Buffer.concat(keyParts).equals(wantedBytes)
-              keyParts = null
-            }
-          }
-          continue
-        }
-        if (capturing && captureStart < 0 && byte > 0x20) captureStart = i
-        switch (byte) {
-          case QUOTE:
-            inString = true
-            if (depth === 1 && expectKey) {
-              keyParts = []
-              keyStart = i + 1
-              expectKey = false
-            }
-            break
-          case 0x7b: case 0x5b: // { [
-            depth += 1
-            if (depth === 1) expectKey = true
-            break
-          case 0x7d: case 0x5d: // } ]
-            depth -= 1
-            if (capturing && depth === 1) {
-              captured.push(chunk.subarray(captureStart, i + 1))
-              return parseCaptured(captured)
-            }
-            if (capturing && depth === 0) {
-              captured.push(chunk.subarray(captureStart, i))
-              return parseCaptured(captured)
-            }
-            break
-          case 0x2c: // ,
-            if (depth === 1) {
-              if (capturing) {
-                captured.push(chunk.subarray(captureStart, i))
-                return parseCaptured(captured)
-              }
-              expectKey = true
-            }
-            break
-          case 0x3a: // :
-            if (depth === 1 && matchedKey) {
-              capturing = true
-              captured = []
-              captureStart = -1
-            }
-            matchedKey = false
-            break
-        }
-      }
-      if (keyParts !== null) keyParts.push(chunk.subarray(keyStart))
-      if (capturing && captureStart >= 0) captured.push(chunk.subarray(captureStart))
-    }
-  } finally {
-    input.destroy()
-  }
-  return undefined
-}
-
-function parseCaptured(parts: Buffer[]): unknown {
-  try {
-    return JSON.parse(Buffer.concat(parts).toString('utf8'))
-  } catch (err) {
-    throw new TreeFormatError(`Incorrect JSON format: ${(err as Error).message}`)
   }
 }

@@ -188,6 +188,19 @@ function collectAwards(state: RestoreState, into: AwardRow[], awards: unknown, t
 
 const HEX40 = /^[0-9a-f]{40}$/
 
+/** Random bytes drawn a few thousand discussion ids at a time (one draw per note costs more than its insert). */
+let randomPool = Buffer.alloc(0)
+let randomAt = 0
+
+function newDiscussionId(): string {
+  if (randomAt + 20 > randomPool.length) {
+    randomPool = randomBytes(20 * 4096)
+    randomAt = 0
+  }
+  randomAt += 20
+  return randomPool.toString('hex', randomAt - 20, randomAt)
+}
+
 interface PendingNote { row: Insertable<NotesTable>; source: Json }
 
 /** A note's row: its author mapped, 11.5's missing-author line when the author is not mapped. */
@@ -205,7 +218,7 @@ function noteRow(state: RestoreState, note: Json, noteableType: string, noteable
   const oldLine = position === null ? null : int(position.old_line)
   const isDiff = note.type === 'DiffNote' && position !== null && (newPath !== null || text(position.old_path) !== null)
   const type = isDiff ? 'DiffNote' as const : note.type === 'DiscussionNote' || note.type === 'DiffNote' ? 'DiscussionNote' as const : null
-  const discussionId = typeof note.discussion_id === 'string' && HEX40.test(note.discussion_id) ? note.discussion_id : randomBytes(20).toString('hex')
+  const discussionId = typeof note.discussion_id === 'string' && HEX40.test(note.discussion_id) ? note.discussion_id : newDiscussionId()
   const resolvedAt = instant(note.resolved_at)
   return {
     project_id: state.projectId, author_id: state.users.required(note.author_id), noteable_type: noteableType, noteable_id: noteableId,

@@ -14,8 +14,8 @@ import { makeGroup, makeProject, makeUser, type TestUser } from '../../helpers/f
 import { commitFiles } from '../../helpers/git.js'
 import { discardRestoredTree, restoreProjectTree } from '../../../src/services/import-export/project-tree-restorer.js'
 import type { ProjectRow } from '../../../src/db/schema.js'
-import { readTopLevelValue, readTree, type ValueMode } from '../../../src/services/import-export/restore-json-stream.js'
-import { splitTree } from '../../../src/services/import-export/restore-json-split.js'
+import { readTree, type ValueMode } from '../../../src/services/import-export/restore-json-stream.js'
+import { readTopLevelValue, splitTree } from '../../../src/services/import-export/restore-json-split.js'
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/import-export/project.json')
 
@@ -345,15 +345,31 @@ describe(`project tree restorer (${testDatabaseServer() === null ? 'sqlite' : 'p
 
   it('fails on a tree that breaks midway and leaves no rows behind', async () => {
     const text = await fs.readFile(FIXTURE, 'utf8')
-    // Cut inside the merge requests, after the labels, milestones and issues were written.
+    // Cut inside the merge requests, after the labels, milestones and more issues than one read
+    // chunk holds (so that batches of them are written before the break is read).
+    const filler = Array.from({ length: 1500 }, (_, i) => JSON.stringify({
+      iid: 100 + i, title: `filler ${i}`, author_id: 22, state: 'opened', description: 'x'.repeat(200),
+      notes: [{ note: 'a note', author_id: 22, author: { name: 'A' } }],
+    })).join(',')
     const cut = text.indexOf('"title": "Merged one"')
     const broken = path.join(tmp, 'broken.json')
-    await fs.writeFile(broken, `${text.slice(0, cut)} "title": ]] }`)
+    await fs.writeFile(broken, `${text.slice(0, cut).replace('"issues": [', `"issues": [${filler},`)} "title": ]] }`)
     const project = await makeProject(t, null, { visibility: 'private' })
+    let issueInserts = 0
+    const db = t.ctx.db.withPlugin({
+      transformQuery: (args) => {
+        const node = args.node as { kind: string; into?: { table: { identifier: { name: string } } } }
+        if (node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === 'issues') issueInserts += 1
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
     await assert.rejects(
-      restoreProjectTree(t.ctx, { projectId: project.id, importerId: t.root.user.id, treePath: broken, overrideParams: {} }),
+      // A normal importer: no members to read first, so labels, milestones and issues are written before the break.
+      restoreProjectTree(Object.create(t.ctx, { db: { value: db } }), { projectId: project.id, importerId: dave.user.id, treePath: broken, overrideParams: {} }),
       /Incorrect JSON format/,
     )
+    assert.ok(issueInserts >= 2, `issues were written before the break (${issueInserts} inserts)`)
     const count = async (table: 'issues' | 'labels' | 'milestones' | 'notes' | 'merge_requests' | 'snippets' | 'events') => {
       const column = table === 'merge_requests' ? 'target_project_id' : 'project_id'
       const row = await t.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where(column, '=', project.id).executeTakeFirstOrThrow()
