@@ -30,6 +30,7 @@ import * as m0026 from './0026_environments.js'
 import * as m0027 from './0027_merge_when_pipeline_succeeds.js'
 import * as m0028 from './0028_badges.js'
 import * as m0029 from './0029_pipeline_iids.js'
+import * as m0033 from './0033_events_target.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -65,5 +66,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0027_merge_when_pipeline_succeeds': m0027,
     '0028_badges': m0028,
     '0029_pipeline_iids': m0029,
+    '0033_events_target': m0033,
   }
 }
