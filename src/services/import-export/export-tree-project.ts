@@ -159,14 +159,14 @@ export async function projectMemberRecords(db: Db, project: ProjectRow): Promise
   return members.map((member) => memberRecord(member, project.id, users.get(member.user_id)))
 }
 
-/** The settings of an integration that are not secret, under the original's names. */
+/** The settings of an integration that are not secret (nor a chat webhook's URL, which carries its key), under the original's names. */
 function publicProperties(ctx: AppContext, row: IntegrationRow): JsonRecord {
   const kind = INTEGRATION_KINDS.find((candidate) => candidate.slug === row.kind)
   if (kind === undefined) return {}
   const settings = parseSettings(ctx.secrets, row)
   const properties: JsonRecord = {}
   for (const field of kind.fields) {
-    if (field.secret === true || settings[field.name] === undefined) continue
+    if (field.secret === true || field.name === 'webhook' || settings[field.name] === undefined) continue
     properties[field.originalName ?? field.name] = settings[field.name]
   }
   return properties

@@ -118,15 +118,22 @@ export interface DiffRefs {
   head_sha: string | null
 }
 
-function diffNotePlace(note: NoteRow, refs: DiffRefs | undefined): { position: JsonRecord | null; line_code: string | null } {
-  if (note.type !== 'DiffNote' || note.path === null || note.line === null) return { position: null, line_code: null }
+/**
+ * Where a note on a diff line sits: a merge request's diff note as the original's DiffNote
+ * (its Gitlab::Diff::Position over the diff's commits, and its line code); a comment on a line of a
+ * commit as a LegacyDiffNote (its line code, with the position's paths and lines kept for readers
+ * that take them).
+ */
+function diffNotePlace(note: NoteRow, refs: DiffRefs | undefined): { type: string | null; position: JsonRecord | null; line_code: string | null } {
+  if (note.path === null || note.line === null) return { type: note.type, position: null, line_code: null }
   const oldLine = note.line_type === 'old' ? note.line : null
   const newLine = note.line_type === 'old' ? null : note.line
   const position = {
-    base_sha: refs?.base_sha ?? null, start_sha: refs?.start_sha ?? null, head_sha: refs?.head_sha ?? null,
+    base_sha: refs?.base_sha ?? null, start_sha: refs?.start_sha ?? null, head_sha: refs?.head_sha ?? note.commit_id,
     old_path: note.path, new_path: note.path, position_type: 'text', old_line: oldLine, new_line: newLine,
   }
-  return { position, line_code: `${sha1(note.path)}_${oldLine ?? 0}_${newLine ?? 0}` }
+  const type = note.type === 'DiffNote' ? 'DiffNote' : note.commit_id !== null ? 'LegacyDiffNote' : note.type
+  return { type, position, line_code: `${sha1(note.path)}_${oldLine ?? 0}_${newLine ?? 0}` }
 }
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex')
@@ -154,7 +161,7 @@ function noteRecord(note: NoteRow, author: string | undefined, refs: DiffRefs | 
     noteable_id: note.noteable_id,
     system: bool(note.system),
     updated_by_id: null,
-    type: note.type,
+    type: place.type,
     position: place.position,
     original_position: place.position,
     resolved_at: instant(note.resolved_at),
