@@ -8,6 +8,9 @@ import { isoTime } from '../../db/values.js'
 /** Rows read, and records written, per batch: each batch's children are loaded in one query per relation. */
 export const BATCH_SIZE = 500
 
+/** About how many characters are written to the stream at once. */
+const WRITE_CHUNK = 32 * 1024
+
 /** Writes `text` to `out`, waiting for the stream to drain when its buffer is full. */
 export async function write(out: Writable, text: string): Promise<void> {
   if (text === '') return
@@ -37,13 +40,20 @@ export class JsonObjectWriter {
   async array(key: string, batches: AsyncIterable<readonly unknown[]>): Promise<void> {
     await write(this.out, `${this.separator()}${JSON.stringify(key)}:[`)
     let first = true
+    // Written in pieces of about WRITE_CHUNK characters: strings past V8's large-object size
+    // would go straight to the old generation and stay until a full collection.
+    let pending = ''
     for await (const records of batches) {
-      if (records.length === 0) continue
-      const text = records.map((record) => JSON.stringify(record)).join(',')
-      await write(this.out, first ? text : `,${text}`)
-      first = false
+      for (const record of records) {
+        pending += `${first ? '' : ','}${JSON.stringify(record)}`
+        first = false
+        if (pending.length >= WRITE_CHUNK) {
+          await write(this.out, pending)
+          pending = ''
+        }
+      }
     }
-    await write(this.out, ']')
+    await write(this.out, `${pending}]`)
   }
 
   private separator(): string {
