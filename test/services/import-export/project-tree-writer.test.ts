@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { Writable } from 'node:stream'
-import { buildTestApp, type ApiResponse, type TestApp } from '../../helpers/app.js'
+import { buildTestApp, countQueries, type ApiResponse, type TestApp } from '../../helpers/app.js'
 import { makeGroup, makeMember, makeProject, makeUser, type TestUser } from '../../helpers/factories.js'
 import { commitFiles } from '../../helpers/git.js'
 import { makeMergeRequest } from '../../helpers/merge-requests.js'
@@ -425,8 +425,13 @@ describe('project tree writer (project.json of format 0.2.4)', () => {
       })))
       for (let at = 0; at < notes.length; at += 200) await t.ctx.db.insertInto('notes').values(notes.slice(at, at + 200)).execute()
 
-      const { tree } = await exportTree(project.id)
+      const { queries, result: { tree } } = await countQueries(t, () => exportTree(project.id))
       assert.equal(tree.issues.length, count)
+      // A few queries a batch, whatever the number of issues and notes in it (no query per issue).
+      const small = await makeProject(t, null)
+      await t.ctx.db.insertInto('issues').values(issues.slice(0, 3).map((issue) => ({ ...issue, project_id: small.id }))).execute()
+      const { queries: smallQueries } = await countQueries(t, () => exportTree(small.id))
+      assert.ok(queries - smallQueries <= 10, `${queries} queries for two batches, ${smallQueries} for one`)
       tree.issues.forEach((issue: Json, i: number) => {
         assert.equal(issue.iid, i + 1)
         assert.equal(issue.id, idOf.get(i + 1))
