@@ -162,6 +162,10 @@ describe('project tree writer (project.json of format 0.2.4)', () => {
       ok(await t.api('POST', `${base}/repository/tags`, { body: { tag_name: 'v1.0', ref: 'master', release_description: 'First release' } }))
       ok(await t.api('POST', `${base}/repository/commits/${shas.master}/comments`, { body: { note: 'On a line', path: 'README.md', line: 2, line_type: 'new' } }))
       ok(await t.api('POST', `${base}/pipeline`, { query: { ref: 'master' } }))
+      const merged = await makeMergeRequest(t, project, null, { title: 'Merged change' })
+      shas.mergedHead = merged.sha!
+      ok(await t.api('PUT', `${base}/merge_requests/${merged.iid}/merge`, { body: {} }), 200)
+      shas.masterAfterMerge = (await t.ctx.repositories.open(project.id).resolveCommit('refs/heads/master'))!
 
       ok(await t.api('POST', `${base}/triggers`, { body: { description: 'deploy' } }))
       ok(await t.api('POST', `${base}/pipeline_schedules`, { body: { description: 'nightly', ref: 'master', cron: '0 1 * * *' } }))
@@ -306,8 +310,8 @@ describe('project tree writer (project.json of format 0.2.4)', () => {
     })
 
     it('merge requests with metrics, notes, diff, events, label links and milestone', () => {
-      assert.equal(tree.merge_requests.length, 1)
-      const [mr] = tree.merge_requests
+      assert.deepEqual(tree.merge_requests.map((mr: Json) => mr.title), ['Change things', 'Merged change'])
+      const [mr, merged] = tree.merge_requests
       assert.equal(mr.id, ids.mr)
       assert.equal(mr.title, 'Change things')
       assert.equal(mr.target_branch, 'master')
@@ -315,7 +319,7 @@ describe('project tree writer (project.json of format 0.2.4)', () => {
       assert.equal(mr.target_project_id, project.id)
       assert.equal(mr.diff_head_sha, shas.mrHead)
       assert.equal(mr.source_branch_sha, shas.mrHead)
-      assert.equal(mr.target_branch_sha, shas.master)
+      assert.equal(mr.target_branch_sha, shas.masterAfterMerge)
       assert.equal('milestone_id' in mr, false)
       assert.equal(mr.milestone.title, 'v1')
       assert.equal(typeof mr.merge_params, 'object')
@@ -328,7 +332,7 @@ describe('project tree writer (project.json of format 0.2.4)', () => {
       const diff = mr.merge_request_diff
       assert.equal(diff.state, 'collected')
       assert.equal(diff.head_commit_sha, shas.mrHead)
-      assert.equal(diff.start_commit_sha, shas.master)
+      assert.ok([shas.master, shas.masterAfterMerge].includes(diff.start_commit_sha), 'the target head it was last compared with')
       assert.equal(diff.base_commit_sha, shas.master)
       assert.equal(diff.commits_count, 1)
       assert.equal(diff.real_size, '1')
@@ -345,6 +349,12 @@ describe('project tree writer (project.json of format 0.2.4)', () => {
       assert.equal(file.new_path, file.old_path)
       assert.match(file.utf8_diff, /^--- \/dev\/null\n\+\+\+ b\//)
       assert.equal('diff' in file, false)
+      // A merged merge request keeps the diff it brought in.
+      assert.equal(merged.state, 'merged')
+      assert.match(merged.metrics.merged_at, ISO)
+      assert.deepEqual(merged.merge_request_diff.merge_request_diff_commits.map((commit: Json) => commit.sha), [shas.mergedHead])
+      assert.equal(merged.merge_request_diff.merge_request_diff_files.length, 1)
+      assert.equal(merged.source_branch_sha, shas.mergedHead)
     })
 
     it('pipelines with their commit\'s notes and their stages of jobs', () => {
