@@ -1,8 +1,7 @@
 // The pieces every part of the project.json writer shares: writing with backpressure, a JSON
-// object written key by key, arrays written a batch of records at a time, rows read in keyset
+// object written key by key, arrays of records written in pieces as they come, rows read in keyset
 // batches, and the original's value forms (instants, booleans, children grouped by parent).
 import type { Writable } from 'node:stream'
-import { once } from 'node:events'
 import { isoTime } from '../../db/values.js'
 
 /** Rows read, and records written, per batch: each batch's children are loaded in one query per relation. */
@@ -11,11 +10,28 @@ export const BATCH_SIZE = 500
 /** About how many characters are written to the stream at once. */
 const WRITE_CHUNK = 32 * 1024
 
-/** Writes `text` to `out`, waiting for the stream to drain when its buffer is full. */
+/**
+ * Writes `text` to `out`, waiting for the stream to drain when its buffer is full; fails when the
+ * stream errs or is closed meanwhile (an export whose archive went away stops).
+ */
 export async function write(out: Writable, text: string): Promise<void> {
   if (text === '') return
-  if (!out.write(text)) await once(out, 'drain')
+  if (out.destroyed) throw closed()
+  if (out.write(text)) return
+  await new Promise<void>((resolve, reject) => {
+    const settle = (error: Error | null) => {
+      out.off('drain', onDrain).off('close', onClose).off('error', onError)
+      if (error === null) resolve()
+      else reject(error)
+    }
+    const onDrain = () => settle(null)
+    const onClose = () => settle(closed())
+    const onError = (error: Error) => settle(error)
+    out.on('drain', onDrain).on('close', onClose).on('error', onError)
+  })
 }
+
+const closed = () => new Error('project.json: the stream it is written to was closed')
 
 /** One JSON object written key by key to a stream: `{"a":…,"b":[…]}`. */
 export class JsonObjectWriter {
@@ -36,7 +52,7 @@ export class JsonObjectWriter {
     await write(this.out, `${this.separator()}${JSON.stringify(key)}:${JSON.stringify(value)}`)
   }
 
-  /** A key whose value is an array of records produced batch by batch (each batch written as one string). */
+  /** A key whose value is an array of records produced batch by batch. */
   async array(key: string, batches: AsyncIterable<readonly unknown[]>): Promise<void> {
     await write(this.out, `${this.separator()}${JSON.stringify(key)}:[`)
     let first = true

@@ -416,6 +416,13 @@ describe('project tree writer (project.json of format 0.2.4)', () => {
     })
   })
 
+  it('stops with an error when the stream it writes to is closed midway', async () => {
+    const project = await makeProject(t, null, { description: 'x'.repeat(1000) })
+    const sink = new SlowSink()
+    sink.once('drain', () => sink.destroy())
+    await assert.rejects(writeProjectTree(t.ctx, project.id, sink), /closed/)
+  })
+
   describe('many issues', () => {
     it('writes every issue and its notes, in order, across batch boundaries', async () => {
       const project = await makeProject(t, null)
