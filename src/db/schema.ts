@@ -615,7 +615,7 @@ export interface ApplicationSettingsTable {
   updated_at: number
 }
 
-/** The number of a project's CI jobs (kind 'ci', retried ones included), kept by triggers (migration 0033). */
+/** The number of a project's CI jobs (kind 'ci', retried ones included), kept by triggers (migration 0032). */
 export interface CiJobCountsTable {
   project_id: number
   value: number

@@ -29,7 +29,7 @@ export function findJobPage(db: Db, projectId: number, filters: JobFilters, pagi
     unfiltered ? { total: () => projectJobCount(db, projectId) } : {})
 }
 
-/** The number of a project's jobs, kept by triggers (migration 0033): a large project's list counts no rows. */
+/** The number of a project's jobs, kept by triggers (migration 0032): a large project's list counts no rows. */
 async function projectJobCount(db: Db, projectId: number): Promise<number> {
   const row = await db.selectFrom('ci_job_counts').select('value').where('project_id', '=', projectId).executeTakeFirst()
   return Number(row?.value ?? 0)

@@ -1,4 +1,4 @@
-// The count of a project's jobs (migration 0033, the X-Total of an unfiltered jobs list): kept by
+// The count of a project's jobs (migration 0032, the X-Total of an unfiltered jobs list): kept by
 // triggers as pipelines are made, jobs retried and pipelines deleted, blind to external commit
 // statuses, made from existing jobs when migrating, and no obstacle to deleting a project. Run on
 // SQLite, and on PostgreSQL with INGOT_TEST_DATABASE_URL.

@@ -31,7 +31,8 @@ import * as m0027 from './0027_merge_when_pipeline_succeeds.js'
 import * as m0028 from './0028_badges.js'
 import * as m0029 from './0029_pipeline_iids.js'
 import * as m0030 from './0030_project_exports.js'
-import * as m0033 from './0033_ci_job_counts.js'
+import * as m0031 from './0031_events_target.js'
+import * as m0032 from './0032_ci_job_counts.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -68,6 +69,7 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0028_badges': m0028,
     '0029_pipeline_iids': m0029,
     '0030_project_exports': m0030,
-    '0033_ci_job_counts': m0033,
+    '0031_events_target': m0031,
+    '0032_ci_job_counts': m0032,
   }
 }
