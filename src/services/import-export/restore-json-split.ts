@@ -1,10 +1,22 @@
-// A faster reader of project.json with the same events as restore-json-stream.ts's readTree: a byte
-// scan follows the top-level object and its relation arrays (strings skipped with indexOf, nesting
-// counted, the grammar of those two levels checked), and each value or array item it cuts out is
-// parsed alone with JSON.parse, which also checks it. Memory holds one read chunk and the item in
-// hand; nothing parses the whole file. Values of skipped keys are only followed, not checked.
+// Reads project.json of an archive (format 0.2.4) as a stream, never whole: the top-level object key
+// by key, a relation array item by item, other values whole. A byte scan follows the top-level
+// object and its relation arrays (strings skipped with indexOf, nesting counted, the grammar of
+// those two levels checked), and each value or array item it cuts out is parsed alone with
+// JSON.parse, which also checks it. Memory holds one read chunk and the item in hand. Values of
+// skipped keys are only followed, not checked. A tokenizing reader (stream-json) is two to three
+// times slower; the tests keep one as the reference this one must agree with
+// (test/helpers/project-json-reference.ts).
 import { createReadStream } from 'node:fs'
-import { TreeFormatError, type TreeEvent, type ValueMode } from './restore-json-stream.js'
+
+/** What the reader does with a top-level key's value. */
+export type ValueMode = 'items' | 'whole' | 'skip'
+
+export type TreeEvent =
+  | { kind: 'value'; key: string; value: unknown }
+  | { kind: 'item'; key: string; item: unknown }
+  | { kind: 'end'; key: string }
+
+export class TreeFormatError extends Error {}
 
 const CHUNK_BYTES = 256 * 1024
 

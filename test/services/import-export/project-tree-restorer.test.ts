@@ -14,7 +14,8 @@ import { makeGroup, makeProject, makeUser, type TestUser } from '../../helpers/f
 import { commitFiles } from '../../helpers/git.js'
 import { discardRestoredTree, restoreProjectTree } from '../../../src/services/import-export/project-tree-restorer.js'
 import type { ProjectRow } from '../../../src/db/schema.js'
-import { readTree, type ValueMode } from '../../../src/services/import-export/restore-json-stream.js'
+import type { ValueMode } from '../../../src/services/import-export/restore-json-split.js'
+import { readTree } from '../../helpers/project-json-reference.js'
 import { readTopLevelValue, splitTree } from '../../../src/services/import-export/restore-json-split.js'
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/import-export/project.json')

@@ -1,22 +1,12 @@
-// Reads project.json of an archive (format 0.2.4) as a stream, never whole: the top-level object key
-// by key, a relation array item by item (each item assembled alone), other values whole. Memory
-// holds one read chunk and the items in hand, whatever the file's size. readTree tokenizes every
-// byte with stream-json; the restorer uses restore-json-split.ts's splitTree, which yields the same
-// events two to three times faster, and this one is its reference in the tests.
+// The reference reader of project.json for the restorer's tests: the same events as
+// src/services/import-export/restore-json-split.ts's splitTree, from stream-json, which tokenizes
+// every byte (two to three times slower, so the restorer does not use it). The tests check that
+// both readers agree, whatever the chunking.
 import { createReadStream } from 'node:fs'
 import { jsonParser } from 'stream-json/core/parser.js'
 import { Assembler } from 'stream-json/core/assembler.js'
 import { getManyValues, none } from 'stream-chain/defs.js'
-
-/** What the reader does with a top-level key's value. */
-export type ValueMode = 'items' | 'whole' | 'skip'
-
-export type TreeEvent =
-  | { kind: 'value'; key: string; value: unknown }
-  | { kind: 'item'; key: string; item: unknown }
-  | { kind: 'end'; key: string }
-
-export class TreeFormatError extends Error {}
+import { TreeFormatError, type TreeEvent, type ValueMode } from '../../src/services/import-export/restore-json-split.js'
 
 interface Token { name: string; value?: unknown }
 
