@@ -1,3 +1,6 @@
+// CI lists of a large project (10,000 pipelines, 100,000 jobs). ci_pipelines (project_id, id): a
+// project's pipelines newest first read a page from the index; without it SQLite took the iid index
+// (0029) and sorted every pipeline of the project for each page.
 // ci_job_counts(project_id) → value: the X-Total of a project's unfiltered jobs list without counting
 // a hundred thousand rows per page. Kept by triggers on insert and delete only (a job's kind and
 // project never change, and its status is not counted here), so moving a job costs nothing; a job
@@ -12,6 +15,7 @@ const ADD = `
 const REMOVE = `update ci_job_counts set value = value - 1 where project_id = old.project_id;`
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.createIndex('ci_pipelines_project').on('ci_pipelines').columns(['project_id', 'id']).execute()
   await db.schema.createTable('ci_job_counts')
     .addColumn('project_id', 'integer', (c) => c.primaryKey().references('projects.id').onDelete('cascade'))
     .addColumn('value', 'bigint', (c) => c.notNull())
@@ -44,4 +48,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`drop trigger ci_builds_counts_delete`.execute(db)
   }
   await db.schema.dropTable('ci_job_counts').execute()
+  await db.schema.dropIndex('ci_pipelines_project').execute()
 }

@@ -32,7 +32,7 @@ import * as m0028 from './0028_badges.js'
 import * as m0029 from './0029_pipeline_iids.js'
 import * as m0030 from './0030_project_exports.js'
 import * as m0031 from './0031_events_target.js'
-import * as m0032 from './0032_ci_job_counts.js'
+import * as m0032 from './0032_ci_lists_at_scale.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -70,6 +70,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0029_pipeline_iids': m0029,
     '0030_project_exports': m0030,
     '0031_events_target': m0031,
-    '0032_ci_job_counts': m0032,
+    '0032_ci_lists_at_scale': m0032,
   }
 }
