@@ -7,7 +7,10 @@
 // The content is deterministic, so every run measures the same repositories.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { GIT_ENV, runGit } from '../src/git/command.js'
+import { log, repoRoot } from './harness.js'
 
 export interface FixtureSpec {
   commits: number
@@ -27,6 +30,8 @@ export const FIXTURES = {
   M: { commits: 20_000, files: 5_000, directory: 'src', changesPerCommit: 3, bitmaps: true },
   D: { commits: 1, files: 2_000, directory: 'big', changesPerCommit: 0, bitmaps: false },
 } satisfies Record<string, FixtureSpec>
+
+export type FixtureName = keyof typeof FIXTURES
 
 /** A small deterministic pseudo-random sequence, so fixtures are the same every run. */
 function sequence(seed: number): () => number {
@@ -83,4 +88,23 @@ export async function createFixture(dir: string, spec: FixtureSpec): Promise<voi
   })
   await runGit(['repack', '-a', '-d', '-q', ...(spec.bitmaps ? ['--write-bitmap-index'] : [])], { gitDir: dir, timeoutMs: 600_000 })
   await runGit(['commit-graph', 'write', '--reachable', '--changed-paths', '--split'], { gitDir: dir, timeoutMs: 600_000 })
+}
+
+/** The fixtures, made once and kept in .bench/fixtures (stamped with their spec and FIXTURE_VERSION) across runs. */
+export async function ensureFixtures(): Promise<Record<FixtureName, string>> {
+  const dir = path.join(repoRoot, '.bench', 'fixtures')
+  await fs.mkdir(dir, { recursive: true })
+  const paths = {} as Record<FixtureName, string>
+  for (const [name, spec] of Object.entries(FIXTURES) as [FixtureName, FixtureSpec][]) {
+    const gitDir = path.join(dir, `${name}.git`)
+    const stamp = path.join(dir, `${name}.json`)
+    const made = JSON.stringify({ version: FIXTURE_VERSION, ...spec })
+    if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== made) {
+      log(`creating fixture ${name}: ${spec.commits} commits over ${spec.files} files${spec.commits > 1000 ? ' (about a minute)' : ''}`)
+      await createFixture(gitDir, spec)
+      writeFileSync(stamp, made)
+    }
+    paths[name] = gitDir
+  }
+  return paths
 }

@@ -14,8 +14,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { runGit } from '../src/git/command.js'
 import { RepositoryStorage } from '../src/git/storage.js'
 import { openDatabase, type DatabaseHandle } from '../src/db/index.js'
-import { createFixture, FIXTURE_VERSION, FIXTURES, type FixtureSpec } from './git-fixtures.js'
-import { load, log, median, repoRoot, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
+import { ensureFixtures } from './git-fixtures.js'
+import { load, log, median, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
 
 const PORT = 18_510
 const NGINX_PORT = 18_520
@@ -28,8 +28,6 @@ const SMALL_CLONE_RUNS = 15
 /** Rounds of eight concurrent clones of M per contender (each some 100 s of the client's CPU). */
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT_RUNS ?? 2)
 const CONCURRENT_CLONES = 8
-
-type FixtureName = keyof typeof FIXTURES
 
 /** Runs a command to its end; resolves with the wall time in ms, rejects on a non-zero exit. */
 function timed(command: string, args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<number> {
@@ -53,25 +51,6 @@ async function medianOf(runs: number, run: (i: number) => Promise<number>): Prom
 
 const ms = (value: number) => `${value.toFixed(1)} ms`
 const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`
-
-/** The fixtures, made once and kept in .bench/fixtures (stamped with their spec and FIXTURE_VERSION) across runs. */
-async function fixtures(): Promise<Record<FixtureName, string>> {
-  const dir = path.join(repoRoot, '.bench', 'fixtures')
-  fs.mkdirSync(dir, { recursive: true })
-  const paths = {} as Record<FixtureName, string>
-  for (const [name, spec] of Object.entries(FIXTURES) as [FixtureName, FixtureSpec][]) {
-    const gitDir = path.join(dir, `${name}.git`)
-    const stamp = path.join(dir, `${name}.json`)
-    const made = JSON.stringify({ version: FIXTURE_VERSION, ...spec })
-    if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== made) {
-      log(`creating fixture ${name}: ${spec.commits} commits over ${spec.files} files${spec.commits > 1000 ? ' (about a minute)' : ''}`)
-      await createFixture(gitDir, spec)
-      fs.writeFileSync(stamp, made)
-    }
-    paths[name] = gitDir
-  }
-  return paths
-}
 
 async function api(method: string, url: string, body?: unknown): Promise<any> {
   const res = await fetch(`${BASE}/api/v4${url}`, {
@@ -308,7 +287,7 @@ async function meanCommand(args: readonly string[], runs: number): Promise<numbe
 
 export async function measureGit(): Promise<Row[]> {
   const rows: Row[] = []
-  const fixture = await fixtures()
+  const fixture = await ensureFixtures()
   const fixturesDir = path.dirname(fixture.M)
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ingot-bench-git-'))
   const dataDir = path.join(work, 'data')

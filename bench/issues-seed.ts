@@ -67,3 +67,21 @@ export async function seedIssues(db: Db, projectId: number, authorId: number, co
   })
   await sql`analyze`.execute(db)
 }
+
+/** Gives each issue of the project `perIssue` comments by `authorId`, in one statement, and their count. */
+export async function seedIssueNotes(db: Db, projectId: number, authorId: number, perIssue: number): Promise<void> {
+  const postgres = isPostgres(db)
+  const numbers = postgres
+    ? sql`select i from generate_series(1, ${perIssue}) as i`
+    : sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${perIssue}) select i from n`
+  // Each note is its own discussion, whose id is 40 hex digits made of the issue's id and the note's number.
+  const discussion = postgres ? sql`lpad(to_hex(issues.id * 100 + numbers.i), 40, '0')` : sql`printf('%040x', issues.id * 100 + numbers.i)`
+  await db.transaction().execute(async (trx) => {
+    await sql`insert into notes (project_id, author_id, noteable_type, noteable_id, body, system, discussion_id, created_at, updated_at)
+      select ${projectId}, ${authorId}, 'Issue', issues.id, 'Comment ' || numbers.i || ' on issue ' || issues.iid || ': looked at the frobnicator again.',
+        0, ${discussion}, issues.created_at + numbers.i * 60000, issues.created_at + numbers.i * 60000
+      from issues cross join (${numbers}) numbers where issues.project_id = ${projectId}`.execute(trx)
+    await sql`update issues set user_notes_count = ${perIssue} where project_id = ${projectId}`.execute(trx)
+  })
+  await sql`analyze`.execute(db)
+}
