@@ -1,0 +1,214 @@
+// Project export and import at scale (BENCH_PARTS=import-export), on each database: a project with
+// the M repository (20,000 commits) and BENCH_EXPORT_ISSUES issues (100,000) with three comments each.
+//   - Export through the API (POST …/export until GET …/export says finished) beside its floor
+//     measured in the same run: `git bundle create --all` of the repository plus writing the same
+//     project.json (parsed from the export) with a streaming writer; and the server's memory growth.
+//   - Import of that archive through POST /projects/import until GET …/import says finished: issues
+//     with their comments per second, and the server's memory growth.
+import fs from 'node:fs'
+import { pipeline } from 'node:stream/promises'
+import { Readable } from 'node:stream'
+import { once } from 'node:events'
+import { createGunzip } from 'node:zlib'
+import os from 'node:os'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { ChildProcess } from 'node:child_process'
+import tar from 'tar-stream'
+import { runGit } from '../src/git/command.js'
+import { RepositoryStorage } from '../src/git/storage.js'
+import { openDatabase } from '../src/db/index.js'
+import { ensureFixtures } from './git-fixtures.js'
+import { seedIssueNotes, seedIssues } from './issues-seed.js'
+import { benchDatabase, log, ROOT_TOKEN, rssOf, type Row, startBuiltServer, stop } from './harness.js'
+
+const ISSUES = Number(process.env.BENCH_EXPORT_ISSUES ?? 100_000)
+const NOTES_PER_ISSUE = 3
+const EXPORT_RATIO_TARGET = 1.5
+const EXPORT_RSS_TARGET_MB = 50
+const IMPORT_RATE_TARGET = 5_000
+const IMPORT_RSS_TARGET_MB = 80
+const WAIT_LIMIT_MS = 30 * 60_000
+
+export async function measureImportExport(dialects: readonly ('sqlite' | 'postgres')[]): Promise<Row[]> {
+  const rows: Row[] = []
+  for (const dialect of dialects) rows.push(...await measureDialect(dialect))
+  return rows
+}
+
+async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `ingot-bench-import-export-${dialect}-`))
+  const dataDir = path.join(work, 'data')
+  const database = await benchDatabase(dialect, 'import_export_')
+  const port = 18_560 + (dialect === 'sqlite' ? 0 : 1)
+  const base = `http://127.0.0.1:${port}`
+  let server: ChildProcess | null = null
+  try {
+    fs.mkdirSync(dataDir)
+    server = await startBuiltServer({
+      INGOT_DATA_DIR: dataDir, INGOT_DATABASE_URL: database.url, INGOT_ROOT_TOKEN: ROOT_TOKEN,
+      INGOT_LOG_LEVEL: 'warn', INGOT_PORT: String(port), INGOT_EXTERNAL_URL: base,
+    })
+    const serverPid = server.pid!
+    const api = async (method: string, url: string, body?: unknown): Promise<any> => {
+      const res = await fetch(`${base}/api/v4${url}`, {
+        method, headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      const text = await res.text()
+      if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`)
+      return text === '' ? null : JSON.parse(text)
+    }
+    await api('PUT', '/application/settings', { max_import_size: 0 })
+    const root = await api('GET', '/user') as { id: number; username: string }
+    const project = await api('POST', '/projects', { name: 'bench-export' }) as { id: number }
+    const { M } = await ensureFixtures()
+    log(`[import-export ${dialect}] pushing M, seeding ${ISSUES} issues with ${NOTES_PER_ISSUE} comments each`)
+    await runGit(['--git-dir', M, 'push', '--quiet', `${base}/${root.username}/bench-export.git`.replace('http://', `http://${root.username}:${ROOT_TOKEN}@`), 'refs/heads/master:refs/heads/master'], { timeoutMs: 600_000 })
+    const handle = await openDatabase({ databaseUrl: database.url, dataDir })
+    try {
+      await seedIssues(handle.db, project.id, root.id, ISSUES)
+      await seedIssueNotes(handle.db, project.id, root.id, NOTES_PER_ISSUE)
+    } finally {
+      await handle.close()
+    }
+    await untilIdle(serverPid)
+
+    // Export.
+    let rssBefore = rssOf(serverPid)
+    let rssPeak = rssBefore
+    let started = performance.now()
+    await api('POST', `/projects/${project.id}/export`)
+    await until(async () => {
+      rssPeak = Math.max(rssPeak, rssOf(serverPid))
+      return (await api('GET', `/projects/${project.id}/export`)).export_status === 'finished'
+    }, 'the export finished')
+    const exportMs = performance.now() - started
+    const exportGrowth = rssPeak - rssBefore
+    const archive = path.join(work, 'export.tar.gz')
+    const download = await fetch(`${base}/api/v4/projects/${project.id}/export/download`, { headers: { 'private-token': ROOT_TOKEN } })
+    if (download.status !== 200 || download.body === null) throw new Error(`export download: ${download.status}`)
+    await pipeline(Readable.fromWeb(download.body as import('node:stream/web').ReadableStream), fs.createWriteStream(archive))
+
+    const bundleMs = await timedMs(() => runGit(['bundle', 'create', path.join(work, 'floor.bundle'), '--all'],
+      { gitDir: path.join(dataDir, 'repositories', `${RepositoryStorage.diskPath(project.id)}.git`), timeoutMs: 600_000 }))
+    const treeFile = path.join(work, 'project.json')
+    await extractMember(archive, 'project.json', treeFile)
+    const tree = JSON.parse(fs.readFileSync(treeFile, 'utf8')) as Record<string, unknown>
+    const jsonMs = await timedMs(() => writeStreaming(tree, path.join(work, 'floor.json')))
+    const floorMs = bundleMs + jsonMs
+    const rows: Row[] = [{
+      metric: `${dialect}: export of M and ${ISSUES.toLocaleString('en')} issues with ${(ISSUES * NOTES_PER_ISSUE).toLocaleString('en')} comments (${mb(fs.statSync(archive).size)} archive), beside \`git bundle create --all\` + writing the same project.json (${mb(fs.statSync(treeFile).size)}) streaming`,
+      value: `${seconds(exportMs)} = ${(exportMs / floorMs).toFixed(2)}× (${seconds(bundleMs)} + ${seconds(jsonMs)}); server RSS +${exportGrowth.toFixed(0)} MB`,
+      target: `≤ ${EXPORT_RATIO_TARGET}×, RSS growth ≤ ${EXPORT_RSS_TARGET_MB} MB`,
+      ok: exportMs <= floorMs * EXPORT_RATIO_TARGET && exportGrowth <= EXPORT_RSS_TARGET_MB,
+    }]
+
+    // Import.
+    await untilIdle(serverPid)
+    rssBefore = rssOf(serverPid)
+    rssPeak = rssBefore
+    started = performance.now()
+    const form = new FormData()
+    form.set('path', 'bench-imported')
+    form.set('namespace', root.username)
+    form.set('file', await fs.openAsBlob(archive), 'export.tar.gz')
+    const posted = await fetch(`${base}/api/v4/projects/import`, { method: 'POST', headers: { 'private-token': ROOT_TOKEN }, body: form })
+    if (posted.status !== 201) throw new Error(`POST /projects/import: ${posted.status} ${await posted.text()}`)
+    const imported = await posted.json() as { id: number }
+    let status = ''
+    await until(async () => {
+      rssPeak = Math.max(rssPeak, rssOf(serverPid))
+      const state = await api('GET', `/projects/${imported.id}/import`) as { import_status: string; import_error?: string }
+      if (state.import_status === 'failed') throw new Error(`the import failed: ${state.import_error}`)
+      status = state.import_status
+      return status === 'finished'
+    }, 'the import finished')
+    const importMs = performance.now() - started
+    const importGrowth = rssPeak - rssBefore
+    const issues = await fetch(`${base}/api/v4/projects/${imported.id}/issues?per_page=1&state=all`, { headers: { 'private-token': ROOT_TOKEN } })
+    const total = Number(issues.headers.get('x-total'))
+    await issues.arrayBuffer()
+    if (total !== ISSUES) throw new Error(`the imported project has ${total} issues, not ${ISSUES}`)
+    const rate = ISSUES / (importMs / 1000)
+    rows.push({
+      metric: `${dialect}: import of that archive (POST /projects/import until finished)`,
+      value: `${seconds(importMs)}: ${Math.round(rate)} issues with their comments/s; server RSS +${importGrowth.toFixed(0)} MB`,
+      target: dialect === 'sqlite' ? `≥ ${IMPORT_RATE_TARGET}/s, RSS growth ≤ ${IMPORT_RSS_TARGET_MB} MB` : `RSS growth ≤ ${IMPORT_RSS_TARGET_MB} MB`,
+      ok: (dialect === 'postgres' || rate >= IMPORT_RATE_TARGET) && importGrowth <= IMPORT_RSS_TARGET_MB,
+    })
+    return rows
+  } finally {
+    if (server !== null) await stop(server)
+    fs.rmSync(work, { recursive: true, force: true })
+    await database.drop()
+  }
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+
+async function timedMs(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now()
+  await work()
+  return performance.now() - started
+}
+
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (const deadline = Date.now() + WAIT_LIMIT_MS; !(await check());) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await sleep(100)
+  }
+}
+
+/** Waits until the server has used under 5% of a CPU for a second (the push's and seed's jobs are done). */
+async function untilIdle(pid: number): Promise<void> {
+  const cpuTicks = () => {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  }
+  for (let previous = cpuTicks(); ;) {
+    await sleep(1000)
+    const now = cpuTicks()
+    if (now - previous < 5) return
+    previous = now
+  }
+}
+
+/** Writes one member of a .tar.gz (named with or without `./`) to `target`. */
+async function extractMember(archive: string, name: string, target: string): Promise<void> {
+  const extract = tar.extract()
+  let found = false
+  extract.on('entry', (header, stream, next) => {
+    if (header.name.replace(/^\.\//, '') !== name) {
+      stream.on('end', next)
+      stream.resume()
+      return
+    }
+    found = true
+    pipeline(stream, fs.createWriteStream(target)).then(() => next(), next)
+  })
+  await pipeline(fs.createReadStream(archive), createGunzip(), extract)
+  if (!found) throw new Error(`no ${name} in the archive`)
+}
+
+/** The floor's writer: the object's keys one by one, each array item by item, through a file stream. */
+async function writeStreaming(tree: Record<string, unknown>, target: string): Promise<void> {
+  const out = fs.createWriteStream(target)
+  const write = async (text: string) => { if (!out.write(text)) await once(out, 'drain') }
+  let first = true
+  await write('{')
+  for (const [key, value] of Object.entries(tree)) {
+    await write(`${first ? '' : ','}${JSON.stringify(key)}:`)
+    first = false
+    if (!Array.isArray(value)) {
+      await write(JSON.stringify(value))
+      continue
+    }
+    await write('[')
+    for (let i = 0; i < value.length; i++) await write(`${i === 0 ? '' : ','}${JSON.stringify(value[i])}`)
+    await write(']')
+  }
+  await write('}')
+  out.end()
+  await once(out, 'finish')
+}
