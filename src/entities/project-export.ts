@@ -2,9 +2,8 @@
 // `export_status`, and `_links` to the archive only once it is finished.
 import { Type, type Static } from '@sinclair/typebox'
 import type { NamespaceRow, ProjectRow } from '../db/schema.js'
-import { isoTime } from '../db/values.js'
 import type { PresentContext } from './common.js'
-import { ProjectIdentity } from './runner-job.js'
+import { ProjectIdentity, presentProjectIdentity } from './project.js'
 
 export const EXPORT_STATUSES = ['none', 'started', 'after_export_action', 'finished'] as const
 export type ExportStatus = typeof EXPORT_STATUSES[number]
@@ -14,20 +13,6 @@ export const ProjectExportStatus = Type.Composite([ProjectIdentity, Type.Object(
   _links: Type.Optional(Type.Object({ api_url: Type.String(), web_url: Type.String() })),
 })])
 export type ProjectExportStatusEntity = Static<typeof ProjectExportStatus>
-
-export type ProjectIdentityEntity = Static<typeof ProjectIdentity>
-
-export function presentProjectIdentity(project: ProjectRow, namespace: NamespaceRow): ProjectIdentityEntity {
-  return {
-    id: project.id,
-    description: project.description,
-    name: project.name,
-    name_with_namespace: `${namespace.full_name} / ${project.name}`,
-    path: project.path,
-    path_with_namespace: `${namespace.full_path}/${project.path}`,
-    created_at: isoTime(project.created_at),
-  }
-}
 
 export function presentProjectExportStatus(
   project: ProjectRow, namespace: NamespaceRow, status: ExportStatus, ctx: PresentContext,

@@ -35,6 +35,22 @@ export const ProjectSimple = Type.Object({
 })
 export type ProjectSimpleEntity = Static<typeof ProjectSimple>
 
+/** The original's ProjectIdentity: a job's project, and the import and export status objects. */
+export const ProjectIdentity = Type.Pick(ProjectSimple, ['id', 'description', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'created_at'])
+export type ProjectIdentityEntity = Static<typeof ProjectIdentity>
+
+export function presentProjectIdentity(project: ProjectRow, namespace: NamespaceRow): ProjectIdentityEntity {
+  return {
+    id: project.id,
+    description: project.description,
+    name: project.name,
+    name_with_namespace: `${namespace.full_name} / ${project.name}`,
+    path: project.path,
+    path_with_namespace: `${namespace.full_path}/${project.path}`,
+    created_at: isoTime(project.created_at),
+  }
+}
+
 export const NamespaceBasic = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

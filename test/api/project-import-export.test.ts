@@ -11,16 +11,7 @@ import { makeGroup, makeMember, makeProject, makeUser, type TestUser } from '../
 import { commitFiles } from '../helpers/git.js'
 import { projectFullPath } from '../helpers/projects.js'
 import type { ProjectRow } from '../../src/db/schema.js'
-
-async function multipart(parts: Record<string, string | { name: string; data: Buffer }>) {
-  const form = new FormData()
-  for (const [field, value] of Object.entries(parts)) {
-    if (typeof value === 'string') form.append(field, value)
-    else form.append(field, new Blob([value.data]), value.name)
-  }
-  const request = new Request('http://ingot.test', { method: 'POST', body: form })
-  return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type') ?? '' }
-}
+import { multipart } from '../helpers/multipart.js'
 
 describe('project export and import round trip', () => {
   let t: TestApp

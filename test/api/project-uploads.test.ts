@@ -12,20 +12,11 @@ import type { ProjectRow } from '../../src/db/schema.js'
 import { projectUploadPath } from '../../src/services/uploads/attachments.js'
 import { GUEST } from '../../src/policies/access-levels.js'
 import { projectFullPath } from '../helpers/projects.js'
+import { multipart } from '../helpers/multipart.js'
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 const MB = 1024 * 1024
-
-async function multipart(parts: Record<string, string | { name: string; data: Buffer }>) {
-  const form = new FormData()
-  for (const [field, value] of Object.entries(parts)) {
-    if (typeof value === 'string') form.append(field, value)
-    else form.append(field, new Blob([value.data]), value.name)
-  }
-  const request = new Request('http://ingot.test', { method: 'POST', body: form })
-  return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type') ?? '' }
-}
 
 describe('project uploads', () => {
   let t: TestApp
