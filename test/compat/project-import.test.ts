@@ -4,31 +4,18 @@
 // except in CI.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, execFileSync } from 'node:child_process'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import zlib from 'node:zlib'
-import { promisify } from 'node:util'
 import tar from 'tar-stream'
 import { startCompatServer, type CompatServer } from './server.js'
+import { pythonGitlabMissing, runPythonScript } from './python.js'
 import { makeProject, makeUser } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
 import { runGit } from '../../src/git/command.js'
 
-const run = promisify(execFile)
-const PYTHON = '/usr/bin/python3'
-
-function pythonGitlabMissing(): string | false {
-  try {
-    execFileSync(PYTHON, ['-c', 'import gitlab'], { stdio: 'ignore' })
-    return false
-  } catch {
-    if (process.env.CI === 'true') throw new Error('CI must have python-gitlab: apt-get install python3-gitlab')
-    return 'python-gitlab is not installed (apt-get install python3-gitlab)'
-  }
-}
 
 /** The original's layout: `./`-prefixed members, VERSION without a newline. */
 async function writeArchive(file: string, members: Record<string, Buffer | string>): Promise<void> {
@@ -70,9 +57,7 @@ describe('compat: python-gitlab project import', () => {
       'project.bundle': await fs.readFile(path.join(work, 'project.bundle')),
     })
     await t.ctx.jobs.start()
-    const script = path.join(import.meta.dirname, 'python', 'project_import.py')
-    const { stdout } = await run(PYTHON, [script, server.url, user.token, archive, user.user.username], { timeout: 120_000 })
-      .catch((err: { stderr?: string; message: string }) => assert.fail(`python-gitlab import script failed:\n${err.stderr ?? err.message}`))
+    const stdout = await runPythonScript('project_import.py', [server.url, user.token, archive, user.user.username])
     assert.equal(stdout.trim(), 'ok')
   })
 })

@@ -15,24 +15,10 @@
 // Without python-gitlab on the machine the test is skipped, except in CI (.ci/run installs it).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, execFileSync } from 'node:child_process'
-import path from 'node:path'
-import { promisify } from 'node:util'
 import { ROOT_PASSWORD } from '../helpers/app.js'
 import { startCompatServer, type CompatServer } from './server.js'
+import { pythonGitlabMissing, runPythonScript } from './python.js'
 
-const run = promisify(execFile)
-const PYTHON = '/usr/bin/python3'
-
-function pythonGitlabMissing(): string | false {
-  try {
-    execFileSync(PYTHON, ['-c', 'import gitlab'], { stdio: 'ignore' })
-    return false
-  } catch {
-    if (process.env.CI === 'true') throw new Error('CI must have python-gitlab: apt-get install python3-gitlab')
-    return 'python-gitlab is not installed (apt-get install python3-gitlab)'
-  }
-}
 
 describe('compat: python-gitlab', () => {
   let server: CompatServer
@@ -40,76 +26,49 @@ describe('compat: python-gitlab', () => {
   after(async () => { await server.close() })
 
   it('runs the everyday script without a failure', { skip: pythonGitlabMissing() }, async () => {
-    const script = path.join(import.meta.dirname, 'python', 'smoke.py')
-    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
-      assert.fail(`python-gitlab script failed:\n${err.stderr ?? err.message}`)
-    })
+    const stdout = await runPythonScript('smoke.py', [server.url, server.t.root.token])
     assert.equal(stdout.trim(), 'ok')
   })
 
   it('registers an OAuth application and works with a token of it', { skip: pythonGitlabMissing() }, async () => {
-    const script = path.join(import.meta.dirname, 'python', 'oauth.py')
-    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token, 'root', ROOT_PASSWORD], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
-      assert.fail(`python-gitlab OAuth script failed:\n${err.stderr ?? err.message}`)
-    })
+    const stdout = await runPythonScript('oauth.py', [server.url, server.t.root.token, 'root', ROOT_PASSWORD])
     assert.equal(stdout.trim(), 'ok')
   })
 
   it('registers a runner and works the runner API with it', { skip: pythonGitlabMissing() }, async () => {
-    const script = path.join(import.meta.dirname, 'python', 'runners.py')
-    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
-      assert.fail(`python-gitlab runners script failed:\n${err.stderr ?? err.message}`)
-    })
+    const stdout = await runPythonScript('runners.py', [server.url, server.t.root.token])
     assert.equal(stdout.trim(), 'ok')
   })
 
   it('creates, lists, reads, changes and deletes CI/CD variables of a project and a group', { skip: pythonGitlabMissing() }, async () => {
-    const script = path.join(import.meta.dirname, 'python', 'ci_variables.py')
-    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
-      assert.fail(`python-gitlab CI/CD variables script failed:\n${err.stderr ?? err.message}`)
-    })
+    const stdout = await runPythonScript('ci_variables.py', [server.url, server.t.root.token])
     assert.equal(stdout.trim(), 'ok')
   })
 
   it('works pipeline triggers and pipeline schedules', { skip: pythonGitlabMissing() }, async () => {
-    const script = path.join(import.meta.dirname, 'python', 'ci_triggers.py')
-    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
-      assert.fail(`python-gitlab triggers script failed:\n${err.stderr ?? err.message}`)
-    })
+    const stdout = await runPythonScript('ci_triggers.py', [server.url, server.t.root.token])
     assert.equal(stdout.trim(), 'ok')
   })
 
   it('deploys through a pipeline and works environments and deployments', { skip: pythonGitlabMissing() }, async () => {
-    const script = path.join(import.meta.dirname, 'python', 'environments.py')
-    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
-      assert.fail(`python-gitlab environments script failed:\n${err.stderr ?? err.message}`)
-    })
+    const stdout = await runPythonScript('environments.py', [server.url, server.t.root.token])
     assert.equal(stdout.trim(), 'ok')
   })
 
   it('works project and group badges', { skip: pythonGitlabMissing() }, async () => {
-    const script = path.join(import.meta.dirname, 'python', 'badges.py')
-    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
-      assert.fail(`python-gitlab badges script failed:\n${err.stderr ?? err.message}`)
-    })
+    const stdout = await runPythonScript('badges.py', [server.url, server.t.root.token])
     assert.equal(stdout.trim(), 'ok')
   })
 
   it('works hooks with pipeline and job events and the pipelines-email integration', { skip: pythonGitlabMissing() }, async () => {
-    const script = path.join(import.meta.dirname, 'python', 'ci_notifications.py')
-    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
-      assert.fail(`python-gitlab notifications script failed:\n${err.stderr ?? err.message}`)
-    })
+    const stdout = await runPythonScript('ci_notifications.py', [server.url, server.t.root.token])
     assert.equal(stdout.trim(), 'ok')
   })
 
   // Last: it starts the job worker (push pipelines, the automatic merge), which the others do not expect.
   it('works a merge request\'s pipelines and merge when pipeline succeeds', { skip: pythonGitlabMissing() }, async () => {
     await server.t.ctx.jobs.start()
-    const script = path.join(import.meta.dirname, 'python', 'merge_when_pipeline_succeeds.py')
-    const { stdout } = await run(PYTHON, [script, server.url, server.t.root.token], { timeout: 120_000 }).catch((err: { stderr?: string; message: string }) => {
-      assert.fail(`python-gitlab merge when pipeline succeeds script failed:\n${err.stderr ?? err.message}`)
-    })
+    const stdout = await runPythonScript('merge_when_pipeline_succeeds.py', [server.url, server.t.root.token])
     assert.equal(stdout.trim(), 'ok')
   })
 })
