@@ -10,8 +10,16 @@ import {
   awardEmojiOf, eventsOf, labelLinksOf, milestonesById, notesOf, timelogsOf, type DiffRefs, type JsonRecord,
 } from './export-tree-records.js'
 
-function issueRecord(issue: IssueRow): JsonRecord {
-  return {
+/** An issue's record with its relations, built as one object literal (no spreading: this runs per issue). */
+function issueRecord(issue: IssueRow, relations: {
+  events: JsonRecord[]
+  notes: JsonRecord[]
+  labelLinks: JsonRecord[]
+  milestone: JsonRecord | undefined
+  assignees: JsonRecord[]
+  awards: JsonRecord[]
+}): JsonRecord {
+  const record: JsonRecord = {
     id: issue.id,
     title: issue.title,
     author_id: issue.author_id,
@@ -32,8 +40,19 @@ function issueRecord(issue: IssueRow): JsonRecord {
     discussion_locked: bool(issue.discussion_locked),
     closed_at: instant(issue.closed_at),
     closed_by_id: issue.closed_by_id,
+    events: relations.events,
+    timelogs: timelogsOf(issue, 'issue_id'),
+    notes: relations.notes,
+    label_links: relations.labelLinks,
   }
+  if (relations.milestone !== undefined) record.milestone = relations.milestone
+  record.resource_label_events = []
+  record.issue_assignees = relations.assignees
+  record.award_emoji = relations.awards
+  return record
 }
+
+const NONE: JsonRecord[] = []
 
 async function issueRecords(ctx: AppContext, issues: IssueRow[]): Promise<JsonRecord[]> {
   const { db } = ctx
@@ -43,24 +62,18 @@ async function issueRecords(ctx: AppContext, issues: IssueRow[]): Promise<JsonRe
     notesOf(db, 'Issue', ids, { events: true }),
     labelLinksOf(db, 'Issue', ids),
     milestonesById(db, issues.map((issue) => issue.milestone_id)),
-    rowsIn(ids, (chunk) => db.selectFrom('issue_assignees').selectAll().where('issue_id', 'in', chunk).orderBy('issue_id').orderBy('user_id').execute()),
+    rowsIn(ids, (chunk) => db.selectFrom('issue_assignees').select(['issue_id', 'user_id']).where('issue_id', 'in', chunk).orderBy('issue_id').orderBy('user_id').execute()),
     awardEmojiOf(db, 'Issue', ids),
   ])
   const assigneesOf = groupBy(assignees, (row) => row.issue_id)
-  return issues.map((issue) => {
-    const milestone = issue.milestone_id === null ? undefined : milestones.get(issue.milestone_id)
-    return {
-      ...issueRecord(issue),
-      events: events.get(issue.id) ?? [],
-      timelogs: timelogsOf(issue, 'issue_id'),
-      notes: notes.get(issue.id) ?? [],
-      label_links: labelLinks.get(issue.id) ?? [],
-      ...milestone === undefined ? {} : { milestone },
-      resource_label_events: [],
-      issue_assignees: (assigneesOf.get(issue.id) ?? []).map((row) => ({ user_id: row.user_id, issue_id: row.issue_id })),
-      award_emoji: awards.get(issue.id) ?? [],
-    }
-  })
+  return issues.map((issue) => issueRecord(issue, {
+    events: events.get(issue.id) ?? NONE,
+    notes: notes.get(issue.id) ?? NONE,
+    labelLinks: labelLinks.get(issue.id) ?? NONE,
+    milestone: issue.milestone_id === null ? undefined : milestones.get(issue.milestone_id),
+    assignees: (assigneesOf.get(issue.id) ?? []).map((row) => ({ user_id: row.user_id, issue_id: row.issue_id })),
+    awards: awards.get(issue.id) ?? NONE,
+  }))
 }
 
 /** The project's issues with their relations, in batches, oldest iid first. */

@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream'
 import { isoTime } from '../../db/values.js'
 
 /** Rows read, and records written, per batch: each batch's children are loaded in one query per relation. */
-export const BATCH_SIZE = 500
+export const BATCH_SIZE = 200
 
 /** About how many characters are written to the stream at once. */
 const WRITE_CHUNK = 32 * 1024
