@@ -247,6 +247,14 @@ export async function runProjectImport(ctx: AppContext, payload: ImportProjectPa
 
 async function importArchive(ctx: AppContext, project: ProjectRow, payload: ImportProjectPayload, signal: AbortSignal): Promise<void> {
   const work = await freshWorkDirectory(ctx, project.id)
+  // How long each part took (milliseconds), in the finished import's log line.
+  const took: Record<string, number> = {}
+  let mark = performance.now()
+  const lap = (part: string) => {
+    const now = performance.now()
+    took[part] = Math.round(now - mark)
+    mark = now
+  }
   try {
     const archive = await ctx.blobs.get(payload.archiveKey)
     if (archive === null) throw new ImportArchiveError('The import file is gone')
@@ -255,6 +263,7 @@ async function importArchive(ctx: AppContext, project: ProjectRow, payload: Impo
     if (!files.includes('VERSION')) throw new ImportArchiveError('The file is invalid')
     await checkVersion(file('VERSION'))
     if (!files.includes('project.json')) throw new ImportArchiveError('The archive has no project.json')
+    lap('extract')
 
     let headBranch: string | null = null
     if (await exists(file('project.bundle'))) {
@@ -265,16 +274,21 @@ async function importArchive(ctx: AppContext, project: ProjectRow, payload: Impo
       // The wiki's HEAD stays on master, the only branch wikis use.
       await fetchBundle(ctx.repositories.wikiPath(project.id), file('project.wiki.bundle'), signal)
     }
+    lap('bundles')
     await restoreProjectTree(ctx, {
       projectId: project.id, importerId: payload.importerId, treePath: file('project.json'), overrideParams: payload.overrideParams, signal,
     })
+    lap('tree')
     await restoreAvatar(ctx, project.id, work, files)
     await restoreUploads(ctx, project.id, work, files)
+    lap('uploads')
     await recordRestoredRepository(ctx, project.id, headBranch)
+    lap('bookkeeping')
     if (payload.overwrite !== undefined) await replaceOverwrittenProject(ctx, project, payload.overwrite)
     const finished = await ctx.db.updateTable('projects').set({ import_status: 'finished', import_error: null }).where('id', '=', project.id).executeTakeFirst()
     // Deleted while it was imported: nothing of it may stay behind.
     if (Number(finished.numUpdatedRows) === 0) await removeProjectFiles(ctx, project.id)
+    ctx.log.info({ project: project.id, ms: took }, 'a project import finished')
   } catch (err) {
     ctx.log.warn({ err, project: project.id }, 'a project import failed')
     await failImport(ctx, project.id, importErrorMessage(ctx, err))

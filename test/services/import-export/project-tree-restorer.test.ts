@@ -347,8 +347,8 @@ describe(`project tree restorer (${testDatabaseServer() === null ? 'sqlite' : 'p
   it('fails on a tree that breaks midway and leaves no rows behind', async () => {
     const text = await fs.readFile(FIXTURE, 'utf8')
     // Cut inside the merge requests, after the labels, milestones and more issues than one read
-    // chunk holds (so that batches of them are written before the break is read).
-    const filler = Array.from({ length: 1500 }, (_, i) => JSON.stringify({
+    // chunk and one SQLite transaction hold (so that batches of them are committed before the break is read).
+    const filler = Array.from({ length: 4500 }, (_, i) => JSON.stringify({
       iid: 100 + i, title: `filler ${i}`, author_id: 22, state: 'opened', description: 'x'.repeat(200),
       notes: [{ note: 'a note', author_id: 22, author: { name: 'A' } }],
     })).join(',')
