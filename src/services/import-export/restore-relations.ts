@@ -250,15 +250,21 @@ function timeSpent(timelogs: unknown): number {
   return records(timelogs).reduce((sum, log) => sum + (int(log.time_spent) ?? 0), 0)
 }
 
+/** The archive's iid when it is one, else the next after the highest so far; the highest is kept. */
+function keptIid(state: RestoreState, usage: keyof RestoreState['maxIid'], value: unknown): number {
+  const given = int(value)
+  const iid = given === null || given < 1 ? state.maxIid[usage] + 1 : given
+  state.maxIid[usage] = Math.max(state.maxIid[usage], iid)
+  return iid
+}
+
 // ---- issues ----------------------------------------------------------------------------------
 
 export async function restoreIssues(trx: Db, state: RestoreState, items: Json[]): Promise<void> {
   const rows: Row<'issues'>[] = []
   const links: number[][] = []
   for (const item of items) {
-    let iid = int(item.iid)
-    if (iid === null || iid < 1) iid = state.maxIid.issues + 1
-    state.maxIid.issues = Math.max(state.maxIid.issues, iid)
+    const iid = keptIid(state, 'issues', item.iid)
     const award = collectAwards(state, [], item.award_emoji, 'Issue', 0)
     const closed = item.state === 'closed'
     rows.push({
@@ -303,9 +309,7 @@ export async function restoreMergeRequests(trx: Db, state: RestoreState, items: 
   const rows: Row<'merge_requests'>[] = []
   const links: number[][] = []
   for (const item of items) {
-    let iid = int(item.iid)
-    if (iid === null || iid < 1) iid = state.maxIid.merge_requests + 1
-    state.maxIid.merge_requests = Math.max(state.maxIid.merge_requests, iid)
+    const iid = keptIid(state, 'merge_requests', item.iid)
     const metrics = isRecord(item.metrics) ? item.metrics : {}
     const diff = isRecord(item.merge_request_diff) ? item.merge_request_diff : {}
     const mergeParams = isRecord(item.merge_params) ? item.merge_params : {}
@@ -439,9 +443,7 @@ function yamlVariables(value: unknown): string {
 
 export async function restorePipelines(trx: Db, state: RestoreState, items: Json[]): Promise<void> {
   const rows: Row<'ci_pipelines'>[] = items.map((item) => {
-    let iid = int(item.iid)
-    if (iid === null || iid < 1) iid = state.maxIid.ci_pipelines + 1
-    state.maxIid.ci_pipelines = Math.max(state.maxIid.ci_pipelines, iid)
+    const iid = keptIid(state, 'ci_pipelines', item.iid)
     const source = typeof item.source === 'string' && SOURCES.has(item.source as CiPipelineSource) ? item.source as CiPipelineSource : 'push'
     return {
       project_id: state.projectId, iid, ref: text(item.ref) ?? '', tag: flagOf(item.tag), sha: text(item.sha) ?? '',
