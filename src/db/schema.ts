@@ -783,6 +783,62 @@ export interface ProjectExportsTable {
   updated_at: number
 }
 
+/** A deploy key (migration 0033): reads, and with can_push writes, the projects it is enabled on, over SSH. */
+export interface DeployKeysTable {
+  id: Generated<number>
+  title: string
+  key: string
+  /** SHA256:base64 fingerprint of the key blob, as ssh_keys': unique among deploy keys. */
+  fingerprint: string
+  key_type: string
+  key_bits: number
+  /** Who added it; null once that user is deleted. */
+  user_id: number | null
+  /** 0/1: a public key may be enabled on any project by its maintainers. */
+  public: Generated<number>
+  last_used_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+/** A deploy key enabled on a project (migration 0033). */
+export interface DeployKeysProjectsTable {
+  id: Generated<number>
+  deploy_key_id: number
+  project_id: number
+  /** 0/1: whether the key may push to this project. */
+  can_push: Generated<number>
+  created_at: number
+  updated_at: number
+}
+
+/** An LFS object (migration 0033), stored once as a blob by its oid whichever projects reference it. */
+export interface LfsObjectsTable {
+  id: Generated<number>
+  /** sha256 of the content, 64 lower-case hex characters. */
+  oid: string
+  size: number
+  created_at: number
+  updated_at: number
+}
+
+/** An LFS object referenced by a project (migration 0033); forks get their own links. */
+export interface LfsObjectsProjectsTable {
+  id: Generated<number>
+  lfs_object_id: number
+  project_id: number
+  created_at: number
+}
+
+/** An LFS file lock (migration 0033): one per path of a project. */
+export interface LfsFileLocksTable {
+  id: Generated<number>
+  project_id: number
+  user_id: number
+  path: string
+  created_at: number
+}
+
 /** A badge: a link and an image URL, of a project or (project_id null) of a group, whose projects show it too. */
 export interface BadgesTable {
   id: Generated<number>
@@ -1060,6 +1116,11 @@ export interface Database {
   ci_runners: CiRunnersTable
   ci_runner_projects: CiRunnerProjectsTable
   ci_runner_namespaces: CiRunnerNamespacesTable
+  deploy_keys: DeployKeysTable
+  deploy_keys_projects: DeployKeysProjectsTable
+  lfs_objects: LfsObjectsTable
+  lfs_objects_projects: LfsObjectsProjectsTable
+  lfs_file_locks: LfsFileLocksTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -1105,5 +1166,9 @@ export type CiJobArtifactRow = Selectable<CiJobArtifactsTable>
 export type CiJobArtifactEntryRow = Selectable<CiJobArtifactEntriesTable>
 export type CiRunnerRow = Selectable<CiRunnersTable>
 export type ProjectExportRow = Selectable<ProjectExportsTable>
+export type DeployKeyRow = Selectable<DeployKeysTable>
+export type DeployKeyProjectRow = Selectable<DeployKeysProjectsTable>
+export type LfsObjectRow = Selectable<LfsObjectsTable>
+export type LfsFileLockRow = Selectable<LfsFileLocksTable>
 export type EnvironmentRow = Selectable<EnvironmentsTable>
 export type DeploymentRow = Selectable<DeploymentsTable>

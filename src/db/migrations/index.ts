@@ -33,6 +33,7 @@ import * as m0029 from './0029_pipeline_iids.js'
 import * as m0030 from './0030_project_exports.js'
 import * as m0031 from './0031_events_target.js'
 import * as m0032 from './0032_ci_lists_at_scale.js'
+import * as m0033 from './0033_deploy_keys_and_lfs.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -71,5 +72,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0030_project_exports': m0030,
     '0031_events_target': m0031,
     '0032_ci_lists_at_scale': m0032,
+    '0033_deploy_keys_and_lfs': m0033,
   }
 }
