@@ -61,7 +61,8 @@ export class JsonObjectWriter {
     let pending = ''
     for await (const records of batches) {
       for (const record of records) {
-        pending += `${first ? '' : ','}${JSON.stringify(record)}`
+        // One item per line: the importer parses such lines without scanning them (restore-json-split.ts).
+        pending += `${first ? '\n' : ',\n'}${JSON.stringify(record)}`
         first = false
         if (pending.length >= WRITE_CHUNK) {
           await write(this.out, pending)
@@ -69,7 +70,7 @@ export class JsonObjectWriter {
         }
       }
     }
-    await write(this.out, `${pending}]`)
+    await write(this.out, `${pending}${first ? '' : '\n'}]`)
   }
 
   private separator(): string {

@@ -265,20 +265,45 @@ async function importArchive(ctx: AppContext, project: ProjectRow, payload: Impo
     if (!files.includes('project.json')) throw new ImportArchiveError('The archive has no project.json')
     lap('extract')
 
-    let headBranch: string | null = null
-    if (await exists(file('project.bundle'))) {
-      headBranch = bundleHeadBranch(await fetchBundle(ctx.repositories.repositoryPath(project.id), file('project.bundle'), signal))
+    // git indexes the bundles' packs while the tree is restored: they share no data until the fork
+    // branches and the bookkeeping, which come after both. The first part to fail stops the other,
+    // and both have ended before the failure is handled.
+    const parts = new AbortController()
+    const stopParts = () => parts.abort(signal.reason)
+    signal.addEventListener('abort', stopParts, { once: true })
+    const part = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      try {
+        const value = await work()
+        took[name] = Math.round(performance.now() - mark)
+        return value
+      } catch (err) {
+        parts.abort(err)
+        throw err
+      }
     }
-    if (await exists(file('project.wiki.bundle'))) {
-      await ctx.repositories.createWiki(project.id)
-      // The wiki's HEAD stays on master, the only branch wikis use.
-      await fetchBundle(ctx.repositories.wikiPath(project.id), file('project.wiki.bundle'), signal)
+    const restoreBundles = async (): Promise<string | null> => {
+      let head: string | null = null
+      if (await exists(file('project.bundle'))) {
+        head = bundleHeadBranch(await fetchBundle(ctx.repositories.repositoryPath(project.id), file('project.bundle'), parts.signal))
+      }
+      if (await exists(file('project.wiki.bundle'))) {
+        await ctx.repositories.createWiki(project.id)
+        // The wiki's HEAD stays on master, the only branch wikis use.
+        await fetchBundle(ctx.repositories.wikiPath(project.id), file('project.wiki.bundle'), parts.signal)
+      }
+      return head
     }
-    lap('bundles')
-    await restoreProjectTree(ctx, {
-      projectId: project.id, importerId: payload.importerId, treePath: file('project.json'), overrideParams: payload.overrideParams, signal,
-    })
-    lap('tree')
+    const [bundles] = await Promise.allSettled([
+      part('bundles', restoreBundles),
+      part('tree', () => restoreProjectTree(ctx, {
+        projectId: project.id, importerId: payload.importerId, treePath: file('project.json'), overrideParams: payload.overrideParams, signal: parts.signal,
+      })),
+    ])
+    signal.removeEventListener('abort', stopParts)
+    // The first failure is the abort's reason: the other part's error only says it was stopped.
+    if (parts.signal.aborted) throw parts.signal.reason
+    const headBranch = (bundles as PromiseFulfilledResult<string | null>).value
+    mark = performance.now()
     await restoreAvatar(ctx, project.id, work, files)
     await restoreUploads(ctx, project.id, work, files)
     lap('uploads')

@@ -5,7 +5,8 @@
 // JSON.parse, which also checks it. Memory holds one read chunk and the item in hand. Values of
 // skipped keys are only followed, not checked. A tokenizing reader (stream-json) is two to three
 // times slower; the tests keep one as the reference this one must agree with
-// (test/helpers/project-json-reference.ts).
+// (test/helpers/project-json-reference.ts). Items written one per line, as Ingot's exports are,
+// skip the scan (itemOnItsLine).
 import { createReadStream } from 'node:fs'
 
 /** What the reader does with a top-level key's value. */
@@ -103,6 +104,33 @@ export async function* splitTree(
     }
   }
 
+  // Ingot writes each item of a relation on a line of its own (export-tree-json.ts): such an item is
+  // parsed straight from its line, without the byte scan. The first line that does not hold exactly
+  // one item (the original writes everything on one line; other writers may indent) turns this off.
+  let linePerItem = true
+  /**
+   * The object item starting at `at` parsed from the rest of its line (less the comma after it),
+   * when the line is within the chunk and holds exactly that item: the index to go on from, or -1.
+   */
+  const itemOnItsLine = (chunk: Buffer, at: number): number => {
+    const newline = chunk.indexOf(0x0a, at)
+    if (newline < 0) return -1
+    let end = newline
+    while (end > at && isSpace(chunk[end - 1]!)) end -= 1
+    const separated = chunk[end - 1] === COMMA
+    if (separated) end -= 1
+    let item: unknown
+    try {
+      item = JSON.parse(chunk.toString('utf8', at, end))
+    } catch {
+      linePerItem = false
+      return -1
+    }
+    events.push({ kind: 'item', key: key!, item })
+    phase = separated ? 'item' : 'comma'
+    return newline + 1
+  }
+
   const scan = (chunk: Buffer) => {
     let i = 0
     let text: string | undefined
@@ -184,6 +212,11 @@ export async function* splitTree(
         } else if (phase === 'comma' && byte === COMMA) {
           phase = 'item'
         } else if (phase === 'first-item' || phase === 'item') {
+          const next = byte === OPEN_OBJECT && mode === 'items' && linePerItem ? itemOnItsLine(chunk, i) : -1
+          if (next >= 0) {
+            i = next
+            continue
+          }
           startValue(i, byte, 2, mode !== 'skip')
           if (byte === QUOTE) inString = true
         } else {

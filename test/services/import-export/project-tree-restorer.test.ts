@@ -315,13 +315,17 @@ describe(`project tree restorer (${testDatabaseServer() === null ? 'sqlite' : 'p
       'k\\"ey': 'v\\\\', list: ['\\', '"', 1.5e3, -2, true, null, { x: '\\\\\\"]}' }, [[]], {}], skip1: [1, '\\', { '}': ']' }],
       'é': 'ü\u2028😀', n: 0, issues: [], o: { '[': '{' },
     }, null, 2))
-    for (const file of [FIXTURE, tricky]) {
+    // One item per line, as Ingot writes them; then lines the fast path must give up on to the scan:
+    // two items on a line, an item over two lines, an indented one.
+    const lines = path.join(tmp, 'lines.json')
+    await fs.writeFile(lines, '{"labels":[\n{"a":"x,\\n}"},\n{"b":[1,{"c":"]"}]}\n],"issues":[\n{"d":1}\n],"list":[\n{"e":2},{"f":3},\n{"g":\n4}\n, {\n  "h": 5\n}\n],"n":1}')
+    for (const file of [FIXTURE, tricky, lines]) {
       const expected = await all(readTree(file, modeOf))
       for (const chunkBytes of [1, 2, 3, 7, 64, 4096]) assert.deepEqual(await all(splitTree(file, modeOf, undefined, chunkBytes)), expected, `${file} ${chunkBytes}`)
     }
     const members = await readTopLevelValue(FIXTURE, 'project_members') as { user: { username: string } }[]
     assert.deepEqual(members.map((m) => m.user.username), ['alice-on-the-old-instance', 'tree-bob', 'carol-unknown'])
-    for (const bad of ['{"a":[1,2', '{"list":[1,,2]}', '{"a" 1}', '{"b":tru}', '{"b":1}x', '[1]', '{"issues":[{"x":1}{"y":2}]}', '{"b":"x}', '{"b":1,}']) {
+    for (const bad of ['{"issues":[\n{"x":1}\n{"y":2}\n]}', '{"issues":[\n{"x":1},\n]}', '{"issues":[\n{"x":1\n]}', '{"a":[1,2', '{"list":[1,,2]}', '{"a" 1}', '{"b":tru}', '{"b":1}x', '[1]', '{"issues":[{"x":1}{"y":2}]}', '{"b":"x}', '{"b":1,}']) {
       await fs.writeFile(tricky, bad)
       await assert.rejects(all(splitTree(tricky, modeOf, undefined, 3)), /Incorrect JSON format/, bad)
     }
