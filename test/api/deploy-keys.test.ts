@@ -5,7 +5,7 @@
 // directions), the 11.5 rule on who may change a key, and what disabling and deleting leave.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, countQueries, type TestApp } from '../helpers/app.js'
 import { makeMember, makeProject, makeUser } from '../helpers/factories.js'
 import { fingerprintOf, makeKey } from '../helpers/public-keys.js'
 import { expectPaginates, expectRejectsBadPagination } from '../shared/pagination.js'
@@ -189,6 +189,19 @@ describe('Deploy keys API', () => {
       assert.ok(res.body.every((k: object) => Object.keys(k).sort().join() === PROJECT_KEY_FIELDS.join()))
       await expectPaginates({ t, path, token: m.tokens.maintainer, total: 3 })
       await expectRejectsBadPagination(t, path, m.tokens.maintainer)
+    })
+
+    it('runs as many queries for a page of 30 keys as for a page of 3', async () => {
+      const project = await makeProject(t, m.users.maintainer)
+      const path = `/projects/${project.id}/deploy_keys`
+      for (let i = 0; i < 30; i += 1) assert.equal((await add(project.id, { title: `k${i}`, key: makeKey() })).status, 201)
+      const queriesOf = async (perPage: number) => {
+        await t.api('GET', path, { token: m.tokens.maintainer, query: { per_page: perPage } })
+        const { queries, result } = await countQueries(t, () => t.api('GET', path, { token: m.tokens.maintainer, query: { per_page: perPage } }))
+        assert.equal(result.body.length, perPage)
+        return queries
+      }
+      assert.equal(await queriesOf(30), await queriesOf(3))
     })
 
     it('is for Maintainers and up', async () => {
