@@ -1,4 +1,4 @@
-// SSH key entity (spec: User, SSH key): id, title, key, created_at.
+// SSH key entity (spec: User, SSH key): id, title, key, created_at; deploy keys are shown with it too.
 import { Type, type Static } from '@sinclair/typebox'
 import type { SshKeyRow } from '../db/schema.js'
 import { isoTime } from '../db/values.js'
@@ -12,6 +12,6 @@ export const SshKey = Type.Object({
 })
 export type SshKeyEntity = Static<typeof SshKey>
 
-export function presentSshKey(key: SshKeyRow): SshKeyEntity {
+export function presentSshKey(key: Pick<SshKeyRow, 'id' | 'title' | 'key' | 'created_at'>): SshKeyEntity {
   return { id: key.id, title: key.title, key: key.key, created_at: isoTime(key.created_at) }
 }

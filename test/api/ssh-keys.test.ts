@@ -3,40 +3,13 @@
 // uniqueness and the key restriction settings.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { generateKeyPairSync } from 'node:crypto'
-import sshpk from 'sshpk'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeToken, makeUser, type TestUser } from '../helpers/factories.js'
 import { expectPaginates, expectRejectsBadPagination } from '../shared/pagination.js'
+import { fingerprintOf, makeKey, type KeySpec } from '../helpers/public-keys.js'
 import { keyRestrictionErrors, parseSshPublicKey } from '../../src/services/ssh-keys/add-ssh-key.js'
 import { DEFAULT_SETTINGS } from '../../src/services/settings.js'
 
-type KeySpec =
-  | { type: 'ed25519' }
-  | { type: 'rsa'; bits: number }
-  | { type: 'dsa' }
-  | { type: 'ec'; curve: 'P-256' | 'P-384' | 'P-521' }
-
-/** A fresh OpenSSH public key line, with a comment. */
-function makeKey(spec: KeySpec = { type: 'ed25519' }, comment = 'someone@example.com'): string {
-  const key = sshpk.parseKey(publicKeyPem(spec), 'pem')
-  key.comment = comment
-  return key.toString('ssh')
-}
-
-function publicKeyPem(spec: KeySpec): string {
-  const pem = { format: 'pem' } as const
-  const publicKeyEncoding = { type: 'spki', ...pem } as const
-  const privateKeyEncoding = { type: 'pkcs8', ...pem } as const
-  switch (spec.type) {
-    case 'ed25519': return generateKeyPairSync('ed25519', { publicKeyEncoding, privateKeyEncoding }).publicKey
-    case 'rsa': return generateKeyPairSync('rsa', { modulusLength: spec.bits, publicKeyEncoding, privateKeyEncoding }).publicKey
-    case 'dsa': return generateKeyPairSync('dsa', { modulusLength: 1024, divisorLength: 160, publicKeyEncoding, privateKeyEncoding }).publicKey
-    case 'ec': return generateKeyPairSync('ec', { namedCurve: spec.curve, publicKeyEncoding, privateKeyEncoding }).publicKey
-  }
-}
-
-const fingerprintOf = (line: string) => sshpk.parseKey(line, 'ssh').fingerprint('sha256').toString()
 const KEY_FIELDS = ['created_at', 'id', 'key', 'title']
 
 describe('SSH keys API', () => {

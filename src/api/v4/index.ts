@@ -19,6 +19,7 @@ import jobs from './jobs.js'
 import jobArtifacts from './job-artifacts.js'
 import runnerJobFiles from './runner-job-files.js'
 import commitStatuses from './commit-statuses.js'
+import deployKeys from './deploy-keys.js'
 import deployments from './deployments.js'
 import environments from './environments.js'
 import labels from './labels.js'
@@ -73,6 +74,7 @@ const apiV4: FastifyPluginAsync = async (app) => {
   await app.register(jobArtifacts)
   await app.register(runnerJobFiles)
   await app.register(commitStatuses)
+  await app.register(deployKeys)
   await app.register(deployments)
   await app.register(environments)
   await app.register(labels)

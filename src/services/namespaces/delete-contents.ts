@@ -1,9 +1,11 @@
 // Deletes groups and projects with every row that hangs off them, inside the caller's transaction:
-// memberships and custom attributes (polymorphic, so no foreign key removes them), shares, then
-// the projects and namespaces themselves (statistics, stars and events go by cascade). Removing
-// the repositories is the caller's job once the transaction has committed.
+// memberships and custom attributes (polymorphic, so no foreign key removes them), shares, the
+// private deploy keys no other project holds, then the projects and namespaces themselves
+// (statistics, stars, events and deploy key links go by cascade). Removing the repositories is
+// the caller's job once the transaction has committed.
 import { sql } from 'kysely'
 import type { Db } from '../../db/index.js'
+import { removeDeployKeysOnlyOf } from '../deploy-keys/remove-deploy-key.js'
 
 /** The given groups and all their descendants. */
 export async function selfAndDescendantIds(db: Db, groupIds: readonly number[]): Promise<number[]> {
@@ -36,6 +38,7 @@ export async function deleteNamespacesAndProjects(trx: Db, namespaceIds: readonl
   ])).execute()
   await trx.deleteFrom('project_group_links')
     .where((eb) => eb.or([eb('group_id', 'in', namespaces), eb('project_id', 'in', projects)])).execute()
+  await removeDeployKeysOnlyOf(trx, projectIds)
   if (projectIds.length > 0) await trx.deleteFrom('projects').where('id', 'in', projects).execute()
   if (namespaceIds.length > 0) await trx.deleteFrom('namespaces').where('id', 'in', namespaces).execute()
 }

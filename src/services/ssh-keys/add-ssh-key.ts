@@ -1,10 +1,11 @@
 // Adds an SSH public key to a user (POST /user/keys, POST /users/:id/keys). The key must parse as
 // an OpenSSH public key of a supported type, meet the instance's key restrictions, and its SHA256
-// fingerprint must be new to the instance.
+// fingerprint must be new to the instance, users' keys and deploy keys alike. Deploy keys
+// (services/deploy-keys/) are checked here too.
 import type sshpk from 'sshpk'
 import type { Db } from '../../db/index.js'
 import type { SshKeyRow } from '../../db/schema.js'
-import { validationFailed } from '../../common/errors.js'
+import { validationFailed, type FieldErrors } from '../../common/errors.js'
 import { getApplicationSettings, type ApplicationSettings } from '../settings.js'
 import { collectErrors } from '../validation.js'
 
@@ -34,9 +35,11 @@ function algorithmName(key: sshpk.Key): string {
 
 /**
  * Parses an OpenSSH public key line. Whitespace and line breaks inside the base64 part (pasted
- * keys) are tolerated, as the original does; null when it is not a key of a supported type.
+ * keys) are tolerated, as the original does; null when it is not a key of a supported type, or
+ * longer than the original's limit (each piece of a pasted key is one more parse).
  */
 export async function parseSshPublicKey(text: string): Promise<ParsedSshKey | null> {
+  if (text.length > KEY_MAX_LENGTH) return null
   // Loaded on first use: few requests add keys.
   const { default: keyParser } = await import('sshpk')
   const [algorithm, ...parts] = text.trim().split(/\s+/)
@@ -82,25 +85,51 @@ function exclusiveSentence(words: readonly string[]): string {
   return `${words.slice(0, -1).join(', ')}, or ${words[words.length - 1]}`
 }
 
-export async function fingerprintTaken(db: Db, fingerprint: string): Promise<boolean> {
-  return (await db.selectFrom('ssh_keys').select('id').where('fingerprint', '=', fingerprint).executeTakeFirst()) !== undefined
+/** Problems with a key's title: blank or longer than the original's column. */
+export function keyTitleErrors(title: string): string[] {
+  if (title.trim() === '') return ["can't be blank"]
+  return title.length > TITLE_MAX_LENGTH ? [`is too long (maximum is ${TITLE_MAX_LENGTH} characters)`] : []
 }
 
-export async function addSshKey(db: Db, userId: number, input: { title: string; key: string }): Promise<SshKeyRow> {
-  const parsed = input.key.length > KEY_MAX_LENGTH ? null : await parseSshPublicKey(input.key)
+/**
+ * Whether a user's key or a deploy key has this fingerprint already: one key has one holder, as in
+ * the original, whose users' and deploy keys share one table.
+ */
+export async function fingerprintTaken(db: Db, fingerprint: string): Promise<boolean> {
+  const holder = await db.selectFrom('ssh_keys').select('id').where('fingerprint', '=', fingerprint)
+    .unionAll(db.selectFrom('deploy_keys').select('id').where('fingerprint', '=', fingerprint))
+    .executeTakeFirst()
+  return holder !== undefined
+}
+
+export type NewKeyCheck =
+  | { ok: true; parsed: ParsedSshKey }
+  | { ok: false; errors: FieldErrors }
+
+/**
+ * The checks of a key being added, to a user or as a deploy key: title, a parsable key of a
+ * supported type within the instance's restrictions, and a fingerprint no key has yet.
+ */
+export async function checkNewKey(db: Db, input: { title: string; key: string }): Promise<NewKeyCheck> {
+  const parsed = await parseSshPublicKey(input.key)
   const keyErrors = input.key.trim() === ''
     ? ["can't be blank"]
     : input.key.length > KEY_MAX_LENGTH
       ? [`is too long (maximum is ${KEY_MAX_LENGTH} characters)`]
       : parsed === null ? ['is invalid'] : keyRestrictionErrors(parsed, await getApplicationSettings(db))
   const errors = collectErrors({
-    title: input.title.trim() === ''
-      ? ["can't be blank"]
-      : input.title.length > TITLE_MAX_LENGTH ? [`is too long (maximum is ${TITLE_MAX_LENGTH} characters)`] : [],
+    title: keyTitleErrors(input.title),
     key: keyErrors,
     fingerprint: parsed !== null && await fingerprintTaken(db, parsed.fingerprint) ? ['has already been taken'] : [],
   })
-  if (errors !== null || parsed === null) throw validationFailed(errors ?? { key: ['is invalid'] })
+  if (errors !== null) return { ok: false, errors }
+  return parsed === null ? { ok: false, errors: { key: ['is invalid'] } } : { ok: true, parsed }
+}
+
+export async function addSshKey(db: Db, userId: number, input: { title: string; key: string }): Promise<SshKeyRow> {
+  const check = await checkNewKey(db, input)
+  if (!check.ok) throw validationFailed(check.errors)
+  const { parsed } = check
   try {
     return await db.insertInto('ssh_keys').values({
       user_id: userId,
