@@ -145,6 +145,15 @@ export class JobRunner {
     for (const [kind, count] of wanted) {
       if (this.state !== 'working') break
       for (const job of await this.options.store.claim(kind, count)) {
+        const running = this.running.get(job.id)
+        if (running !== undefined) {
+          // This process runs the job already: its renewals came late (the event loop or the
+          // connection was busy for longer than the lease) and it claimed its own job again. The
+          // attempt running goes on under the new claim rather than a second one starting beside it.
+          running.job.claim = job.claim
+          this.options.log.warn({ job: kind.name, jobId: job.id }, 'a running job was claimed again after its lease ran out; it keeps running')
+          continue
+        }
         void this.launch(kind, job)
         claimed += 1
       }

@@ -241,6 +241,31 @@ describe('job queue', () => {
     assert.deepEqual(await first.list({ kind: LONG.name }), [])
   })
 
+  it('runs a job once when its own process claims it again after the event loop kept its renewals back past the lease', async () => {
+    let runs = 0
+    const BLOCKING = defineJobKind<null>({
+      name: 'test.blocking', attempts: 3, timeLimitMs: 10_000, concurrency: 2,
+      async run() {
+        runs += 1
+        // Synchronous work (a long parse, a large synchronous query) holds the event loop past the lease.
+        const until = Date.now() + 800
+        while (Date.now() < until) { /* busy */ }
+        await sleep(600)
+      },
+    })
+    const queue = await open([BLOCKING], { leaseMs: 300, pollMs: 20 })
+    const outcomes: JobOutcome[] = []
+    queue.observe({ finished: (_kind, outcome) => { outcomes.push(outcome) } })
+    await queue.enqueue(BLOCKING, null)
+    await queue.start()
+    await until(() => outcomes.length > 0, 'the job finished')
+    await sleep(200)
+    assert.equal(runs, 1)
+    assert.deepEqual(outcomes, ['done'])
+    assert.deepEqual(await queue.list({ kind: BLOCKING.name }), [])
+    await queue.stop()
+  })
+
   it('runs one job per exclusive key at a time; other keys run meanwhile; a second one waits its turn', async () => {
     const gates = new Map<string, ReturnType<typeof gate>>()
     const running: string[] = []
