@@ -15,6 +15,7 @@ import { makeGroup, makeProject, makeUser, type TestUser } from '../helpers/fact
 import { commitFiles } from '../helpers/git.js'
 import { multipart } from '../helpers/multipart.js'
 import type { ProjectRow } from '../../src/db/schema.js'
+import { lfsObjectBlobKey } from '../../src/services/lfs/lfs-objects.js'
 import { lfsStatistics, linkedOids, makeLfsObject, storedBlob, type TestLfsObject } from '../services/lfs/lfs-fixtures.js'
 
 /** The archive's file members by name, `./` dropped. */
@@ -108,11 +109,17 @@ describe('LFS objects in project export and import', () => {
     const forged = Buffer.from('not the content of that oid\n')
     const forgedOid = sha256(Buffer.from('the content this oid names, which the archive lacks\n'))
     const stranger = await makeLfsObject(t, [(await makeProject(t, maintainer)).id])
+    // Known objects whose blobs were lost: the right content stores them again, a forged one does not.
+    const lost = await makeLfsObject(t, [])
+    const lostForged = await makeLfsObject(t, [])
+    for (const object of [lost, lostForged]) await t.ctx.blobs.delete(lfsObjectBlobKey(object.oid))
     const files = new Map(exported)
     files.set(`lfs-objects/${sha256(fresh)}`, fresh)
     // A member claiming an oid it does not hash to: one unknown here, one stored for another project.
     files.set(`lfs-objects/${forgedOid}`, forged)
     files.set(`lfs-objects/${stranger.oid}`, forged)
+    files.set(`lfs-objects/${lost.oid}`, lost.content)
+    files.set(`lfs-objects/${lostForged.oid}`, forged)
     // A damaged copy of one of the source's objects.
     const damaged = Buffer.from(objects[1]!.content)
     damaged[0] = damaged[0]! ^ 0xff
@@ -122,14 +129,16 @@ describe('LFS objects in project export and import', () => {
     files.set('lfs-objects/NOT-AN-OID', Buffer.from('x'))
 
     const copy = await importArchive(await packArchive(files), 'lfs-checked')
-    assert.deepEqual(await linkedOids(t, copy), [objects[0]!.oid, sha256(fresh)].sort())
+    assert.deepEqual(await linkedOids(t, copy), [objects[0]!.oid, sha256(fresh), lost.oid].sort())
     assert.deepEqual(await storedBlob(t, sha256(fresh)), fresh)
+    assert.deepEqual(await storedBlob(t, lost.oid), lost.content)
+    assert.equal(await storedBlob(t, lostForged.oid), null)
     assert.equal(await t.ctx.db.selectFrom('lfs_objects').select('id').where('oid', '=', forgedOid).executeTakeFirst(), undefined)
     assert.equal(await storedBlob(t, forgedOid), null)
     // What was stored already is left as it was.
     assert.deepEqual(await storedBlob(t, stranger.oid), stranger.content)
     assert.deepEqual(await storedBlob(t, objects[1]!.oid), objects[1]!.content)
-    assert.equal((await lfsStatistics(t, copy)).lfs_objects_size, objects[0]!.size + fresh.length)
+    assert.equal((await lfsStatistics(t, copy)).lfs_objects_size, objects[0]!.size + fresh.length + lost.size)
   })
 
   it('imports an archive without LFS objects with none', async () => {
