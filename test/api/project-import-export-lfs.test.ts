@@ -2,7 +2,8 @@
 // object's exact bytes (and no lfs-objects.json, as 11.5); the import stores and links them (its
 // statistics count them), shares objects already stored, skips members whose content is not their
 // oid's (neither stored nor linked, not even when that oid is stored for another project), and
-// ignores an lfs-objects.json. Run on SQLite, and on PostgreSQL with INGOT_TEST_DATABASE_URL.
+// ignores an lfs-objects.json; a failed import's links are removed. Run on SQLite, and on
+// PostgreSQL with INGOT_TEST_DATABASE_URL.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
@@ -15,6 +16,7 @@ import { makeGroup, makeProject, makeUser, type TestUser } from '../helpers/fact
 import { commitFiles } from '../helpers/git.js'
 import { multipart } from '../helpers/multipart.js'
 import type { ProjectRow } from '../../src/db/schema.js'
+import { importArchiveKey, runProjectImport } from '../../src/services/import-export/import-project.js'
 import { lfsObjectBlobKey } from '../../src/services/lfs/lfs-objects.js'
 import { lfsStatistics, linkedOids, makeLfsObject, storedBlob, type TestLfsObject } from '../services/lfs/lfs-fixtures.js'
 
@@ -139,6 +141,18 @@ describe('LFS objects in project export and import', () => {
     assert.deepEqual(await storedBlob(t, stranger.oid), stranger.content)
     assert.deepEqual(await storedBlob(t, objects[1]!.oid), objects[1]!.content)
     assert.equal((await lfsStatistics(t, copy)).lfs_objects_size, objects[0]!.size + fresh.length + lost.size)
+  })
+
+  it('unlinks the objects of an import whose process died midway, when its retry fails it', async () => {
+    const copy = await importArchive(archive, 'lfs-interrupted')
+    assert.equal((await linkedOids(t, copy)).length, 2)
+    await t.ctx.db.updateTable('projects').set({ import_status: 'started' }).where('id', '=', copy).execute()
+    await runProjectImport(t.ctx, { projectId: copy, importerId: t.root.user.id, archiveKey: importArchiveKey(), overrideParams: {} }, 2, new AbortController().signal)
+    assert.equal((await t.api('GET', `/projects/${copy}/import`)).body.import_status, 'failed')
+    assert.deepEqual(await linkedOids(t, copy), [])
+    assert.equal((await lfsStatistics(t, copy)).lfs_objects_size, 0)
+    // The objects stay for the projects that still link them.
+    for (const object of objects) assert.deepEqual(await storedBlob(t, object.oid), object.content)
   })
 
   it('imports an archive without LFS objects with none', async () => {
