@@ -2,8 +2,9 @@
 // removed), with their blobs: the original's RemoveUnreferencedLfsObjectsWorker (daily,
 // LfsObject.destroy_unreferenced). Unlike the original, an object is removed only once it has been
 // unreferenced and untouched (updated_at) for a grace period: ours runs unattended while pushes
-// and imports create and link objects, and those write the row (or touch it) before they store the
-// blob and link it, so an object on its way to a project is never taken from under it.
+// and imports create and link objects. A writer touches a known object's row before it looks at
+// the blob (and writes a new object's row once its blob is stored), then links it, so an object on
+// its way to a project is never taken from under it.
 import type { ExpressionBuilder } from 'kysely'
 import type { AppContext } from '../../context.js'
 import { isPostgres } from '../../db/dialect.js'

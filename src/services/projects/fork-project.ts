@@ -42,9 +42,9 @@ function asConflict(err: unknown): never {
 
 /**
  * Creates the fork: same name and path as the source, its description, CI settings and default
- * branch, with the source's branches, tags and LFS objects. The caller must be able to read the source's code
- * (else 409 `forked_from_project_id: is forbidden`, as the original) and to create projects in the
- * target namespace (else 404 Target Namespace).
+ * branch, with the source's branches, tags and LFS objects. The caller must be able to read the
+ * source's code (else 409 `forked_from_project_id: is forbidden`, as the original) and to create
+ * projects in the target namespace (else 404 Target Namespace).
  */
 export async function forkProject(
   ctx: AppContext, actor: Actor, source: ProjectSubject, input: ForkInput,
