@@ -7,6 +7,7 @@ import { PRUNE_OLD_EVENTS } from '../services/events/jobs.js'
 import { EXPIRE_EXPORTS, EXPORT_PROJECT, IMPORT_PROJECT } from '../services/import-export/jobs.js'
 import { DELIVER_WEB_HOOK, FAN_OUT_WEB_HOOKS } from '../services/hooks/jobs.js'
 import { POST_CHAT_MESSAGE, SEND_PUSH_EMAIL } from '../services/integrations/jobs.js'
+import { REMOVE_UNREFERENCED_LFS_OBJECTS } from '../services/lfs/jobs.js'
 import { END_EXPIRED_MEMBERSHIPS } from '../services/members/jobs.js'
 import { AUTO_MERGE, RECHECK_MERGE_STATUS, RECOVER_STUCK_MERGES } from '../services/merge-requests/jobs.js'
 import { DELIVER_NOTIFICATION, FAN_OUT_NOTIFICATION, PIPELINE_EMAIL, REMIND_ISSUES_DUE } from '../services/notifications/jobs.js'
@@ -22,4 +23,5 @@ export const ALL_JOB_KINDS: readonly AnyJobKind[] = [
   CREATE_PIPELINE, ENQUEUE_DELAYED_JOB, ARCHIVE_TRACE, ARCHIVE_MISSED_TRACES, EXPIRE_ARTIFACTS, DROP_STALE_JOBS, RUN_PIPELINE_SCHEDULES,
   PRUNE_OLD_EVENTS, END_EXPIRED_MEMBERSHIPS, PRUNE_EXPIRED_SESSIONS,
   EXPORT_PROJECT, EXPIRE_EXPORTS, IMPORT_PROJECT,
+  REMOVE_UNREFERENCED_LFS_OBJECTS,
 ]

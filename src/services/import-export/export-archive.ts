@@ -1,16 +1,19 @@
 // The export archive of the original's format 0.2.4 (research §1.2): its files are written to a
 // temporary directory (VERSION, project.json, the bundles), then packed with the project's uploads
 // and avatar as a gzip'd tar whose member names start with `./` (as `tar -czf … -C <dir> .` names
-// them), streamed file by file straight into blob storage. Nothing is held whole in memory.
+// them), streamed file by file straight into blob storage, the project's LFS objects
+// (`lfs-objects/<oid>`) read from blob storage as they are packed. Nothing is held whole in memory.
 import { once } from 'node:events'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
+import type { Readable } from 'node:stream'
 import zlib from 'node:zlib'
 import tar from 'tar-stream'
 import type { AppContext } from '../../context.js'
 import { createBundle } from '../../git/bundle.js'
+import { lfsExportMembers, type BlobMember } from '../lfs/lfs-import-export.js'
 import { UPLOAD_SECRET, projectUploadsDir } from '../uploads/attachments.js'
 import { UPLOAD_TEMPORARY_PREFIX } from '../uploads/sweep.js'
 import { uploadsRoot } from '../uploads/user-avatar.js'
@@ -30,6 +33,9 @@ interface ArchiveFile {
   file: string
 }
 
+/** A member of the archive: a file on disk, or a blob (an LFS object). */
+type ArchiveMember = ArchiveFile | BlobMember
+
 export interface BuildArchiveOptions {
   description?: string | undefined
   signal?: AbortSignal
@@ -42,17 +48,17 @@ export async function buildExportArchive(ctx: AppContext, projectId: number, key
   const dir = await fsp.mkdtemp(path.join(root, `${projectId}-`))
   try {
     const files = await writeExportFiles(ctx, projectId, dir, options)
-    const stat = await ctx.blobs.put(key, packArchive(files, options.signal))
+    const stat = await ctx.blobs.put(key, packArchive(ctx, files, options.signal))
     return stat.size
   } finally {
     await fsp.rm(dir, { recursive: true, force: true })
   }
 }
 
-/** Writes the archive's own files into `dir`; every file of the archive in order, uploads and avatar included. */
-async function writeExportFiles(ctx: AppContext, projectId: number, dir: string, options: BuildArchiveOptions): Promise<ArchiveFile[]> {
+/** Writes the archive's own files into `dir`; every member of the archive in order, uploads, avatar and LFS objects included. */
+async function writeExportFiles(ctx: AppContext, projectId: number, dir: string, options: BuildArchiveOptions): Promise<ArchiveMember[]> {
   const signal = options.signal === undefined ? {} : { signal: options.signal }
-  const files: ArchiveFile[] = []
+  const files: ArchiveMember[] = []
   const own = (name: string) => {
     const file = path.join(dir, name)
     files.push({ name, file })
@@ -78,6 +84,7 @@ async function writeExportFiles(ctx: AppContext, projectId: number, dir: string,
   files.push(...made.value)
   files.push(...await projectUploads(ctx.config.dataDir, projectId))
   files.push(...await projectAvatar(ctx, projectId))
+  files.push(...await lfsExportMembers(ctx.db, projectId))
   return files
 }
 
@@ -136,7 +143,7 @@ const ARCHIVE_GZIP_LEVEL = 1
  * disk and its bytes are copied from a file stream, so only a buffer's worth is in memory at once.
  * Directories get their own entries, as tar writes them.
  */
-function packArchive(files: ArchiveFile[], signal?: AbortSignal): zlib.Gzip {
+function packArchive(ctx: Pick<AppContext, 'blobs' | 'log'>, files: ArchiveMember[], signal?: AbortSignal): zlib.Gzip {
   const pack = tar.pack()
   // Level 1 rather than tar's default 6: the archive is mostly JSON and an already compressed
   // bundle, and level 6 of a few hundred megabytes cost as long as writing project.json itself
@@ -153,11 +160,21 @@ function packArchive(files: ArchiveFile[], signal?: AbortSignal): zlib.Gzip {
       await addEntry(pack, { name, type: 'directory', mode: 0o755, mtime })
     }
     await addDir('./')
-    for (const { name, file } of files) {
-      if (signal?.aborted === true) throw new Error('export aborted')
+    const addDirsOf = async (name: string) => {
       const parts = name.split('/')
       for (let i = 1; i < parts.length; i++) await addDir(`./${parts.slice(0, i).join('/')}/`)
-      await addFile(pack, `./${name}`, file, mtime)
+    }
+    for (const member of files) {
+      if (signal?.aborted === true) throw new Error('export aborted')
+      if ('blob' in member) {
+        const body = await openBlob(ctx, member.blob)
+        if (body === null) continue
+        await addDirsOf(member.name)
+        await addStream(pack, `./${member.name}`, body.size, body.stream, mtime)
+      } else {
+        await addDirsOf(member.name)
+        await addFile(pack, `./${member.name}`, member.file, mtime)
+      }
     }
     pack.finalize()
   }
@@ -175,27 +192,41 @@ async function addFile(pack: tar.Pack, name: string, file: string, mtime: Date):
   const handle = await fsp.open(file, 'r')
   try {
     const { size } = await handle.stat()
-    const done = new Promise<void>((resolve, reject) => {
-      const entry = pack.entry({ name, size, type: 'file', mode: 0o644, mtime }, (err) => (err ? reject(err) : resolve()))
-      const input = handle.createReadStream({ start: 0, end: Math.max(0, size - 1), autoClose: false })
-      if (size === 0) {
-        input.destroy()
-        entry.end(undefined)
-        return
-      }
-      input.on('error', (err) => { entry.destroy(err); reject(err) })
-      input.on('data', (chunk) => {
-        if (!entry.write(chunk)) {
-          input.pause()
-          entry.once('drain', () => input.resume())
-        }
-      })
-      input.on('end', () => entry.end(undefined))
-    })
-    await done
+    await addStream(pack, name, size, handle.createReadStream({ start: 0, end: Math.max(0, size - 1), autoClose: false }), mtime)
   } finally {
     await handle.close()
   }
+}
+
+/** A blob's bytes and size; null, logged, when it is gone (the export goes on without it). */
+async function openBlob(ctx: Pick<AppContext, 'blobs' | 'log'>, key: string): Promise<{ size: number; stream: Readable } | null> {
+  const stat = await ctx.blobs.stat(key)
+  const stream = stat === null ? null : await ctx.blobs.get(key)
+  if (stat === null || stream === null) {
+    ctx.log.warn({ key }, 'an exported project names a blob that is gone; left out of the archive')
+    return null
+  }
+  return { size: stat.size, stream }
+}
+
+/** A file entry of `size` bytes read from `input`, which has exactly that many. */
+function addStream(pack: tar.Pack, name: string, size: number, input: Readable, mtime: Date): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const entry = pack.entry({ name, size, type: 'file', mode: 0o644, mtime }, (err) => (err ? reject(err) : resolve()))
+    if (size === 0) {
+      input.destroy()
+      entry.end(undefined)
+      return
+    }
+    input.on('error', (err) => { entry.destroy(err); reject(err) })
+    input.on('data', (chunk) => {
+      if (!entry.write(chunk)) {
+        input.pause()
+        entry.once('drain', () => input.resume())
+      }
+    })
+    input.on('end', () => entry.end(undefined))
+  })
 }
 
 /** Where a project's export archives are kept in blob storage (all of them go with the project). */

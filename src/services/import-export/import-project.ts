@@ -2,11 +2,12 @@
 // stores the archive as a blob, creates the project at once (import_status scheduled, an empty
 // repository) and enqueues projects_import.import_project; the job extracts the archive into a
 // directory of its own, checks VERSION, restores the repository and wiki from their bundles, the
-// relation tree (restoreProjectTree), the uploads and the avatar, then the bookkeeping a push would
-// do (default branch, empty_repo, statistics) without a push's hooks or pipelines. A failure leaves
-// the project with import_status failed and import_error, its repository, wiki and uploads emptied.
-// With `overwrite`, the import runs under a temporary path and, once finished, takes the path of
-// the project it replaces, which is deleted in the same transaction.
+// relation tree (restoreProjectTree), the uploads, the avatar and the LFS objects, then the
+// bookkeeping a push would do (default branch, empty_repo, statistics) without a push's hooks or
+// pipelines. A failure leaves the project with import_status failed and import_error, its
+// repository, wiki, uploads and LFS links emptied. With `overwrite`, the import runs under a
+// temporary path and, once finished, takes the path of the project it replaces, which is deleted in
+// the same transaction.
 import { randomBytes, randomUUID } from 'node:crypto'
 import fsp from 'node:fs/promises'
 import os from 'node:os'
@@ -26,6 +27,7 @@ import { refreshStatistics } from '../projects/refresh-statistics.js'
 import { deleteNamespacesAndProjects } from '../namespaces/delete-contents.js'
 import { projectSystemActivities } from '../hooks/system-payloads.js'
 import { getApplicationSettings } from '../settings.js'
+import { restoreLfsObjects, unlinkAllLfsObjects } from '../lfs/lfs-import-export.js'
 import { UPLOAD_SECRET, projectUploadPath, removeProjectUploads, sanitizedUploadName } from '../uploads/attachments.js'
 import { AVATAR_CONTENT_TYPES, uploadsRoot } from '../uploads/user-avatar.js'
 import { restoreProjectTree } from './project-tree-restorer.js'
@@ -212,13 +214,14 @@ async function replaceOverwrittenProject(ctx: AppContext, project: ProjectRow, o
   for (const event of events.removed) await ctx.activity.publish(event, ctx)
 }
 
-/** A failed import: the status and its error, the repository, wiki, uploads and avatar gone (an empty repository left). */
+/** A failed import: the status and its error, the repository, wiki, uploads, avatar and LFS links gone (an empty repository left). */
 async function failImport(ctx: AppContext, projectId: number, message: string): Promise<void> {
   const updated = await ctx.db.updateTable('projects')
     .set({ import_status: 'failed', import_error: message, default_branch: null, empty_repo: 1, avatar_path: null, updated_at: Date.now() })
     .where('id', '=', projectId).executeTakeFirst()
   await ctx.repositories.remove(projectId)
   await removeProjectUploads(ctx.config.dataDir, projectId)
+  await unlinkAllLfsObjects(ctx.db, projectId)
   await fsp.rm(path.join(uploadsRoot(ctx.config.dataDir), ...projectAvatarDir(projectId).split('/')), { recursive: true, force: true })
   await fsp.rm(workDirectory(ctx, projectId), { recursive: true, force: true })
   // The project stays, as the original's does, and reads as an empty project (unless it was deleted meanwhile).
@@ -307,13 +310,15 @@ async function importArchive(ctx: AppContext, project: ProjectRow, payload: Impo
     await restoreAvatar(ctx, project.id, work, files)
     await restoreUploads(ctx, project.id, work, files)
     lap('uploads')
+    const lfsObjects = await restoreLfsObjects(ctx, project.id, work, files, signal)
+    lap('lfs')
     await recordRestoredRepository(ctx, project.id, headBranch)
     lap('bookkeeping')
     if (payload.overwrite !== undefined) await replaceOverwrittenProject(ctx, project, payload.overwrite)
     const finished = await ctx.db.updateTable('projects').set({ import_status: 'finished', import_error: null }).where('id', '=', project.id).executeTakeFirst()
     // Deleted while it was imported: nothing of it may stay behind.
     if (Number(finished.numUpdatedRows) === 0) await removeProjectFiles(ctx, project.id)
-    ctx.log.info({ project: project.id, ms: took }, 'a project import finished')
+    ctx.log.info({ project: project.id, ms: took, lfsObjects }, 'a project import finished')
   } catch (err) {
     ctx.log.warn({ err, project: project.id }, 'a project import failed')
     await failImport(ctx, project.id, importErrorMessage(ctx, err))

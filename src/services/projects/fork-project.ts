@@ -1,6 +1,8 @@
 // Forks (POST /projects/:id/fork) and the fork relation administrators set or remove
 // (POST /projects/:id/fork/:forked_from_id, DELETE /projects/:id/fork), as the original's
 // ForkService and UnlinkForkService. The source's forks_count follows by trigger (migration 0003).
+// A fork gets links of its own to the source's LFS objects, so that it keeps them whatever becomes
+// of the source.
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { NamespaceRow, ProjectRow } from '../../db/schema.js'
@@ -9,6 +11,7 @@ import { ApiError, conflict, notFound, validationFailed } from '../../common/err
 import { PUBLIC, VISIBILITIES, visibilityLevel, visibilityName } from '../../policies/access-levels.js'
 import { canOnProject, type ProjectSubject } from '../../policies/project-policy.js'
 import { getApplicationSettings, type ApplicationSettings } from '../settings.js'
+import { linkLfsObjects } from '../lfs/lfs-objects.js'
 import { createProject, findNamespace, mayCreateProjectsIn, personalNamespace } from './create-project.js'
 import { enqueueStatisticsRefresh } from './refresh-statistics.js'
 
@@ -39,9 +42,9 @@ function asConflict(err: unknown): never {
 
 /**
  * Creates the fork: same name and path as the source, its description, CI settings and default
- * branch, with the source's branches and tags. The caller must be able to read the source's code
- * (else 409 `forked_from_project_id: is forbidden`, as the original) and to create projects in the
- * target namespace (else 404 Target Namespace).
+ * branch, with the source's branches, tags and LFS objects. The caller must be able to read the
+ * source's code (else 409 `forked_from_project_id: is forbidden`, as the original) and to create
+ * projects in the target namespace (else 404 Target Namespace).
  */
 export async function forkProject(
   ctx: AppContext, actor: Actor, source: ProjectSubject, input: ForkInput,
@@ -70,6 +73,8 @@ export async function forkProject(
     ci_config_path: parent.ci_config_path,
     ...(parent.default_branch === null ? {} : { default_branch: parent.default_branch }),
   }, { forkOf: parent }).catch(asConflict)
+  const lfsObjects = await db.selectFrom('lfs_objects_projects').select('lfs_object_id').where('project_id', '=', parent.id).execute()
+  await linkLfsObjects(db, project.id, lfsObjects.map((row) => row.lfs_object_id))
   await enqueueStatisticsRefresh(ctx, project.id)
   return { project, namespace }
 }
