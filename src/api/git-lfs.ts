@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { mustAcceptTerms } from '../auth/sessions.js'
 import { findProjectByIdOrPath } from '../finders/project-lookup.js'
-import type { ProjectSubject } from '../policies/project-policy.js'
+import { canOnProject, type ProjectSubject } from '../policies/project-policy.js'
 import { presentLfsFileLock } from '../entities/lfs-file-lock.js'
 import { getApplicationSettings } from '../services/settings.js'
 import {
@@ -144,8 +144,9 @@ async function authorize(req: FastifyRequest, route: LfsRoute, operation: LfsOpe
   // An operation the batch API does not know is refused as the original refuses it: as no access.
   const access = await lfsAccess(ctx, caller, subject, operation ?? 'download')
   if (access === 'allowed' && operation !== null) return { subject, caller }
-  // Anonymous callers get the challenge wherever credentials could open the door.
-  if (caller.kind === 'anonymous') throw challenge()
+  // Anonymous callers get the challenge, unless they may download the project anyway (the
+  // original lets them through to its access check there).
+  if (caller.kind === 'anonymous' && !(operation === 'download' && canOnProject(null, subject, 'download_code'))) throw challenge()
   throw access === 'not_found' ? new LfsHttpError(404, MESSAGES.notFound) : new LfsHttpError(403, MESSAGES.forbidden)
 }
 

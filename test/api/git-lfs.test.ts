@@ -11,6 +11,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { commitFiles } from '../helpers/git.js'
 import { startGitClient, type GitClient } from '../helpers/git-server.js'
 import { freePort } from '../helpers/ports.js'
+import { makeRunner, requestJob, updateJob } from '../helpers/runners.js'
 import { makeMember, makeProject, makeToken, makeUser, type TestUser } from '../helpers/factories.js'
 import { DEVELOPER, MAINTAINER, REPORTER } from '../../src/policies/access-levels.js'
 import { lfsAuthenticateAnswer } from '../../src/services/lfs/ssh-authenticate.js'
@@ -80,7 +81,7 @@ describe('Git LFS over HTTP', () => {
 
   before(async () => {
     const port = await freePort()
-    t = await buildTestApp({ env: { INGOT_EXTERNAL_URL: `http://127.0.0.1:${port}` } })
+    t = await buildTestApp({ env: { INGOT_EXTERNAL_URL: `http://127.0.0.1:${port}`, INGOT_RUNNER_LONG_POLL_SECONDS: '0' } })
     git = await startGitClient(t, port)
     developer = await makeUser(t)
     reporter = await makeUser(t)
@@ -296,6 +297,20 @@ describe('Git LFS over HTTP', () => {
       const upload = await lfs('POST', batchUrl(projectPath), { authorization: auth, body: { operation: 'upload', objects: [object] } })
       assert.equal(upload.status, 403)
       assert.equal(upload.body.message, 'Access forbidden. Check your access level.')
+    })
+
+    it('lets a running job\'s CI_JOB_TOKEN download, never upload, and nothing once the job ends', async () => {
+      await commitFiles(t, project.id, { '.gitlab-ci.yml': 'fetch: { script: git lfs pull }' })
+      assert.equal((await t.api('POST', `/projects/${project.id}/pipeline`, { token: developer.token, body: { ref: 'master' } })).status, 201)
+      const res = await requestJob(t, await makeRunner(t))
+      assert.equal(res.status, 201, res.text)
+      const job = res.body as { id: number; token: string }
+      const auth = basic('gitlab-ci-token', job.token)
+      const object = objectOf(Buffer.from('for the job'))
+      assert.equal((await lfs('POST', batchUrl(projectPath), { authorization: auth, body: { operation: 'download', objects: [object] } })).status, 200)
+      assert.equal((await lfs('POST', batchUrl(projectPath), { authorization: auth, body: { operation: 'upload', objects: [object] } })).status, 403)
+      assert.equal((await updateJob(t, job.id, job.token, { state: 'success' })).status, 200)
+      assert.equal((await lfs('POST', batchUrl(projectPath), { authorization: auth, body: { operation: 'download', objects: [object] } })).status, 401)
     })
 
     it('answers 403 where the project has LFS off', async () => {

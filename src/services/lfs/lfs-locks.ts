@@ -16,6 +16,9 @@ export class LfsLockError extends Error {
 
 const NO_PERMISSION = 'You have no permissions'
 
+/** Longest path a lock takes: longer than any path git checks out. */
+const MAX_PATH_LENGTH = 4096
+
 /** Locks listed at once when the client names no limit, and at most. */
 export const LFS_LOCKS_PAGE = { default: 100, max: 1000 }
 
@@ -29,6 +32,7 @@ async function viewsOf(db: Db, locks: LfsFileLockView['lock'][]): Promise<LfsFil
 export async function createLfsLock(ctx: AppContext, subject: ProjectSubject, actor: Actor | null, path: unknown): Promise<LfsFileLockView> {
   if (actor === null || !canOnProject(actor, subject, 'push_code')) throw new LfsLockError(403, NO_PERMISSION)
   if (typeof path !== 'string' || path === '') throw new LfsLockError(422, "Validation failed: Path can't be blank")
+  if (path.length > MAX_PATH_LENGTH) throw new LfsLockError(422, `Validation failed: Path is too long (maximum is ${MAX_PATH_LENGTH} characters)`)
   const projectId = subject.project.id
   const created = await ctx.db.insertInto('lfs_file_locks')
     .values({ project_id: projectId, user_id: actor.user.id, path, created_at: Date.now() })
