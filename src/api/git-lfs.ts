@@ -313,9 +313,9 @@ const gitLfs: FastifyPluginAsync = async (app: FastifyInstance) => {
         }
         case 'locks': {
           const page = await listLfsLocks(ctx.db, projectId, {
-            ...(typeof query.path === 'string' && query.path !== '' ? { path: query.path } : {}),
-            ...optionalField('id', optionalInteger(query.id, 'id')),
-            ...optionalField('cursor', optionalInteger(query.cursor, 'cursor')),
+            path: typeof query.path === 'string' && query.path !== '' ? query.path : undefined,
+            id: optionalInteger(query.id, 'id'),
+            cursor: optionalInteger(query.cursor, 'cursor'),
             limit: pageLimit(query.limit),
           })
           return sendLfs(reply, 200, { locks: page.locks.map(presentLfsFileLock), ...nextCursor(page.nextCursor) })
@@ -326,8 +326,7 @@ const gitLfs: FastifyPluginAsync = async (app: FastifyInstance) => {
         }
         case 'verify_locks': {
           const page = await listLfsLocks(ctx.db, projectId, {
-            ...optionalField('cursor', optionalInteger(fields.cursor, 'cursor')),
-            limit: pageLimit(fields.limit),
+            path: undefined, id: undefined, cursor: optionalInteger(fields.cursor, 'cursor'), limit: pageLimit(fields.limit),
           })
           const ours = page.locks.filter((view) => actor !== null && view.lock.user_id === actor.user.id)
           const theirs = page.locks.filter((view) => !ours.includes(view))
@@ -340,10 +339,6 @@ const gitLfs: FastifyPluginAsync = async (app: FastifyInstance) => {
       }
     },
   })
-}
-
-function optionalField<K extends string>(name: K, value: number | undefined): { [key in K]?: number } {
-  return value === undefined ? {} : { [name]: value } as { [key in K]: number }
 }
 
 function nextCursor(cursor: number | null): { next_cursor?: string } {

@@ -44,10 +44,10 @@ export async function createLfsLock(ctx: AppContext, subject: ProjectSubject, ac
 }
 
 export interface LfsLocksQuery {
-  path?: string
-  id?: number
+  path: string | undefined
+  id: number | undefined
   /** The id of the first lock to list (a previous page's next_cursor). */
-  cursor?: number
+  cursor: number | undefined
   limit: number
 }
 
