@@ -7,6 +7,7 @@
 //   POST <full_path>.git/info/lfs/objects, GET …/objects/:oid   the legacy API: 501, as the original
 // Answers are application/vnd.git-lfs+json with the original's messages. Who may do what is
 // services/lfs/lfs-access.ts; moving bytes is services/lfs/lfs-transfer.ts, streamed both ways.
+import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { mustAcceptTerms } from '../auth/sessions.js'
 import { findProjectByIdOrPath } from '../finders/project-lookup.js'
@@ -295,7 +296,12 @@ const gitLfs: FastifyPluginAsync = async (app: FastifyInstance) => {
         case 'download': {
           const download = await openLfsDownload(ctx, projectId, action.oid)
           if (download === null) throw new LfsHttpError(404, MESSAGES.notFound)
-          return reply.type('application/octet-stream').header('content-length', String(download.size)).send(download.body)
+          void reply.type('application/octet-stream').header('content-length', String(download.size))
+          if (req.method !== 'HEAD') return reply.send(download.body)
+          // A HEAD reads nothing of the object: Fastify drains a stream it is given for a HEAD,
+          // keeping the Content-Length set, so it is given an empty one.
+          download.body.destroy()
+          return reply.send(Readable.from([]))
         }
         case 'upload': {
           const declared = req.headers['content-length']

@@ -154,6 +154,7 @@ describe('Git LFS over HTTP', () => {
       await git.ok(['config', 'lfs.url', `${wrong}/info/lfs`], { cwd: work })
       const pull = await git.git(['lfs', 'pull'], { cwd: work })
       assert.notEqual(pull.code, 0)
+      assert.match(pull.stderr, /Authentication required: HTTP Basic: Access denied/)
       assert.match(await fs.readFile(path.join(work, 'big.bin'), 'utf8'), /^version https:\/\/git-lfs/)
     })
 
@@ -244,6 +245,9 @@ describe('Git LFS over HTTP', () => {
       assert.equal(download.status, 200)
       assert.equal(download.headers['content-type'], 'application/octet-stream')
       assert.deepEqual(download.body, content)
+      const head = await lfs('HEAD', objectUrl(projectPath, object.oid), { authorization: as(reporter) })
+      assert.equal(head.status, 200)
+      assert.equal(head.headers['content-length'], String(object.size))
     })
 
     it('refuses requests without objects, unknown operations and bodies that are not JSON', async () => {
