@@ -22,6 +22,7 @@ import metricsRoute from './api/metrics.js'
 import apiV4 from './api/v4/index.js'
 import uploads, { routeProjectUploadUrl } from './api/uploads.js'
 import gitHttp, { routeGitUrl } from './api/git-http.js'
+import gitLfs, { routeLfsUrl } from './api/git-lfs.js'
 import projectPages, { routeProjectPageUrl } from './api/project-pages.js'
 import { routeIntegrationsUrl } from './api/v4/integrations.js'
 import { sendExactJsonType } from './api/json-type.js'
@@ -99,7 +100,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     connectionTimeout: ctx.config.connectionTimeoutMs,
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     http: { headersTimeout: ctx.config.headersTimeoutMs },
-    rewriteUrl: (req) => routeIntegrationsUrl(routeBadgeUrl(routeProjectPageUrl(routeProjectUploadUrl(routeGitUrl(req.url ?? '/'))))),
+    rewriteUrl: (req) => routeIntegrationsUrl(routeBadgeUrl(routeProjectPageUrl(routeProjectUploadUrl(routeLfsUrl(routeGitUrl(req.url ?? '/')))))),
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
     // (Such a request meets no hook and no route: it is given its id, logged and counted here.)
@@ -198,6 +199,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(apiV4, { prefix: '/api/v4' })
   await app.register(uploads)
   await app.register(gitHttp)
+  await app.register(gitLfs)
   await app.register(projectPages)
   await app.register(badgeImages)
   await app.register(oauth)

@@ -62,6 +62,8 @@ export interface Config {
   runnerLongPollSeconds: number
   /** The built-in CI runner `ingot web` starts as a child (services/ci/builtin-runner.ts). */
   builtinRunner: BuiltinRunnerConfig
+  /** Git LFS for the whole instance (the original's gitlab.yml `lfs.enabled`); projects' lfs_enabled apply within it. */
+  lfsEnabled: boolean
 }
 
 export interface BuiltinRunnerConfig {
@@ -169,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
     gitServiceTimeoutMs, gitServiceIdleTimeoutMs, gitServicesMax, gitServicesPerClient,
     runnerLongPollSeconds,
     builtinRunner,
+    lfsEnabled: parseBoolean(env, 'INGOT_LFS_ENABLED', true),
   }
 }
 

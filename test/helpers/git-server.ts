@@ -32,9 +32,9 @@ export interface GitClient {
   close(): Promise<void>
 }
 
-/** Starts t's app on a socket; t.close() stops it. */
-export async function startGitClient(t: TestApp): Promise<GitClient> {
-  const address = await t.app.listen({ host: '127.0.0.1', port: 0 })
+/** Starts t's app on a socket (`port`, a free one when 0: for URLs the app itself hands out, its INGOT_EXTERNAL_URL's); t.close() stops it. */
+export async function startGitClient(t: TestApp, port = 0): Promise<GitClient> {
+  const address = await t.app.listen({ host: '127.0.0.1', port })
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-git-client-'))
   const home = path.join(dir, '.home')
   await fs.mkdir(home)
