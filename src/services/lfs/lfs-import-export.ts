@@ -5,15 +5,13 @@
 // is stored already (its blob kept, the member's content still checked), and links them all
 // to the imported project. A member whose content does not match is skipped and logged, never
 // stored: knowing an oid must not be enough to get an object linked to one's project.
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { Transform, addAbortSignal } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import { addAbortSignal } from 'node:stream'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
-import type { BlobStorage } from '../../storage/blob-storage.js'
 import { LFS_OID, lfsObjectBlobKey, linkLfsObjects, recountLfsSize } from './lfs-objects.js'
+import { LfsContentMismatchError, storeLfsObject } from './lfs-transfer.js'
 
 /** The archive's directory of LFS objects, one member per object named by its oid. */
 export const LFS_ARCHIVE_DIR = 'lfs-objects'
@@ -42,70 +40,19 @@ function memberOid(member: string): string | null {
   return match !== null && LFS_OID.test(match[1]!) ? match[1]! : null
 }
 
-async function sha256OfFile(file: string, signal?: AbortSignal): Promise<string> {
-  const hash = createHash('sha256')
-  await pipeline(fs.createReadStream(file), hash, signal === undefined ? {} : { signal })
-  return hash.digest('hex')
-}
-
-/** Content that does not hash to the oid it was given as. */
-class ContentMismatchError extends Error {}
-
-/**
- * Stores the file as the blob `key` if its content hashes to `oid`, checked as it streams: the
- * stream fails at its end otherwise, and storage keeps nothing of a failed put. False on a mismatch.
- */
-async function putChecked(blobs: BlobStorage, key: string, file: string, oid: string, signal?: AbortSignal): Promise<boolean> {
-  const hash = createHash('sha256')
-  const checked = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk)
-      done(null, chunk)
-    },
-    flush(done) {
-      done(hash.digest('hex') === oid ? null : new ContentMismatchError(oid))
-    },
-  })
-  const source = fs.createReadStream(file)
-  if (signal !== undefined) addAbortSignal(signal, source)
-  source.on('error', (err) => checked.destroy(err))
-  source.pipe(checked)
+/** Stores the member `file` as the object `oid` (storeLfsObject); its row's id, or null when its content is not that oid's. */
+async function storeMember(ctx: Pick<AppContext, 'db' | 'blobs'>, oid: string, file: string, signal?: AbortSignal): Promise<number | null> {
+  const { size } = await fs.promises.stat(file)
+  const content = fs.createReadStream(file)
+  if (signal !== undefined) addAbortSignal(signal, content)
   try {
-    await blobs.put(key, checked)
-    return true
+    return await storeLfsObject(ctx, { oid, size }, content)
   } catch (err) {
-    if (err instanceof ContentMismatchError) return false
+    if (err instanceof LfsContentMismatchError) return null
     throw err
   } finally {
-    source.destroy()
+    content.destroy()
   }
-}
-
-/**
- * Stores the member `file` as the object `oid`; its row's id, or null when its content is not
- * that oid's. A known object's row is touched first, so that the unreferenced objects' clean-up
- * leaves it from then on (or, had it just taken it, is done with its blob); a new one's row is
- * written once its blob is.
- */
-async function storeLfsObject(ctx: Pick<AppContext, 'db' | 'blobs'>, oid: string, file: string, signal?: AbortSignal): Promise<number | null> {
-  const key = lfsObjectBlobKey(oid)
-  const { size } = await fs.promises.stat(file)
-  const known = await ctx.db.updateTable('lfs_objects').set({ updated_at: Date.now() }).where('oid', '=', oid).returning('id').executeTakeFirst()
-  const stored = known === undefined ? null : await ctx.blobs.stat(key)
-  if (stored !== null && stored.size === size) {
-    // Stored already: the member must still prove it is that object before it is linked.
-    if (await sha256OfFile(file, signal) !== oid) return null
-  } else if (!await putChecked(ctx.blobs, key, file, oid, signal)) {
-    return null
-  }
-  if (known !== undefined) return known.id
-  const now = Date.now()
-  const row = await ctx.db.insertInto('lfs_objects')
-    .values({ oid, size, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.column('oid').doUpdateSet({ updated_at: now }))
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return row.id
 }
 
 /**
@@ -121,7 +68,7 @@ export async function restoreLfsObjects(
     const oid = memberOid(member)
     if (oid === null) continue
     signal?.throwIfAborted()
-    const id = await storeLfsObject(ctx, oid, path.join(dir, ...member.split('/')), signal)
+    const id = await storeMember(ctx, oid, path.join(dir, ...member.split('/')), signal)
     if (id === null) {
       skipped += 1
       ctx.log.warn({ project: projectId, oid }, 'an imported LFS object does not match its oid; skipped')

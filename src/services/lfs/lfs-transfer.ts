@@ -88,13 +88,17 @@ function contentCheck(expected: LfsObjectSpec): Transform {
 }
 
 /**
- * Stores an upload of `expected` (streamed from `body`) and links it to the project. Throws
- * LfsContentMismatchError, with nothing stored or linked, when the content is not the object.
+ * Stores the object `expected` from `body` unless it is stored already, in which case `body` only
+ * has to prove it has the content; the object's row id. Throws LfsContentMismatchError, with
+ * nothing stored, when the content is not the object. A known object's row is touched before its
+ * blob is looked at, so that the clean-up of unreferenced objects (lfs-cleanup.ts, which leaves
+ * objects touched within its grace period) cannot take it meanwhile; a new object's row is
+ * written once its blob is.
  */
-export async function storeLfsUpload(ctx: AppContext, projectId: number, expected: LfsObjectSpec, body: Readable): Promise<void> {
+export async function storeLfsObject(ctx: Pick<AppContext, 'db' | 'blobs'>, expected: LfsObjectSpec, body: Readable): Promise<number> {
   const { db, blobs } = ctx
   const key = lfsObjectBlobKey(expected.oid)
-  const known = await db.selectFrom('lfs_objects').select(['id', 'size']).where('oid', '=', expected.oid).executeTakeFirst()
+  const known = await db.updateTable('lfs_objects').set({ updated_at: Date.now() }).where('oid', '=', expected.oid).returning('id').executeTakeFirst()
   // Piped, not pipelined: a refused upload must not destroy the request, whose answer is still to be sent.
   const checked = contentCheck(expected)
   // The check may fail before storage starts reading (a short body ends at once): kept, and thrown
@@ -105,7 +109,6 @@ export async function storeLfsUpload(ctx: AppContext, projectId: number, expecte
   body.pipe(checked)
   try {
     if (known !== undefined && await blobs.stat(key) !== null) {
-      // Stored already (for this project or another): the upload only has to prove it has the content.
       await pipelineAsync(checked, new Writable({ write: (_chunk, _encoding, done) => done() }))
     } else {
       await blobs.put(key, checked)
@@ -113,11 +116,17 @@ export async function storeLfsUpload(ctx: AppContext, projectId: number, expecte
   } catch (err) {
     throw mismatch ?? err
   }
+  if (known !== undefined) return known.id
   const now = Date.now()
-  await db.insertInto('lfs_objects').values({ oid: expected.oid, size: expected.size, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.column('oid').doNothing()).execute()
-  const { id } = await db.selectFrom('lfs_objects').select('id').where('oid', '=', expected.oid).executeTakeFirstOrThrow()
-  await linkLfsObjects(db, projectId, [id])
+  const row = await db.insertInto('lfs_objects').values({ oid: expected.oid, size: expected.size, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column('oid').doUpdateSet({ updated_at: now }))
+    .returning('id').executeTakeFirstOrThrow()
+  return row.id
+}
+
+/** Stores an upload of `expected` (streamed from `body`) and links it to the project (see storeLfsObject). */
+export async function storeLfsUpload(ctx: AppContext, projectId: number, expected: LfsObjectSpec, body: Readable): Promise<void> {
+  await linkLfsObjects(ctx.db, projectId, [await storeLfsObject(ctx, expected, body)])
 }
 
 /** The verify step after an upload: whether the project links the object with that size. */
