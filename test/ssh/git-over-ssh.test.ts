@@ -222,6 +222,33 @@ describe('git over SSH', () => {
     assert.match(hidden.stderr, /> Ingot: The wiki you were looking for could not be found\./)
   })
 
+  it('checks git-lfs-authenticate against the operation before answering', async () => {
+    const project = await projectWithReadme()
+    const readOnly = await client.makeKey()
+    await addDeployKey(t, project.id, readOnly, false, owner.user.id)
+    const upload = await client.ssh(readOnly, [`git-lfs-authenticate ${await fullPathOf(project)}.git upload`])
+    assert.equal(upload.code, 1)
+    assert.equal(upload.stderr, '> Ingot: This deploy key does not have write access to this project.\n')
+    const outsider = await makeUser(t)
+    const key = await client.makeKey()
+    await addUserKey(t, outsider.user.id, key)
+    const hidden = await client.ssh(key, [`git-lfs-authenticate ${await fullPathOf(project)} download`])
+    assert.equal(hidden.stderr, '> Ingot: The project you were looking for could not be found.\n')
+    const wrongOperation = await client.ssh(ownerKey, [`git-lfs-authenticate ${await fullPathOf(project)} delete`])
+    assert.equal(wrongOperation.stderr, '> Ingot: Disallowed command\n')
+  })
+
+  it('answers git-lfs-authenticate with the LFS endpoint and a credential', { todo: 'needs the LFS slice' }, async () => {
+    const project = await projectWithReadme()
+    const fullPath = await fullPathOf(project)
+    const result = await client.ssh(ownerKey, [`git-lfs-authenticate '${fullPath}.git' download`])
+    assert.equal(result.code, 0, result.stderr)
+    const answer = JSON.parse(result.stdout) as { href: string; header: { Authorization: string }; expires_in: number }
+    assert.equal(answer.href, `${t.ctx.config.externalUrl}/${fullPath}.git/info/lfs`)
+    assert.match(answer.header.Authorization, /^\S+ \S+/)
+    assert.ok(answer.expires_in > 0)
+  })
+
   it('applies enabled_git_access_protocol to both transports and to ssh_url_to_repo', async () => {
     const project = await projectWithReadme()
     const fullPath = await fullPathOf(project)
