@@ -19,7 +19,7 @@ import { findSshIdentity, sshFingerprint, type SshIdentity } from './ssh-identit
 /** How long a client has to authenticate, as sshd's LoginGraceTime (shorter: git clients answer at once). */
 const LOGIN_GRACE_MS = 30_000
 
-/** Public keys a client may offer on one connection, as sshd's MaxAuthTries. */
+/** Refused public keys after which a connection is closed, as sshd's MaxAuthTries. */
 const MAX_AUTH_TRIES = 6
 
 /** The ciphers of Node's OpenSSL (AES-GCM and AES-CTR): ssh2's chacha20-poly1305 without its native addon is JavaScript, and slow. */
@@ -63,24 +63,23 @@ export async function startSshServer(ctx: AppContext, options: { port?: number }
     connections.add(client)
     const address = info.ip
     let identity: SshIdentity | null = null
-    let keysTried = 0
+    let keysRefused = 0
     const grace = setTimeout(() => client.end(), LOGIN_GRACE_MS)
     client.on('error', (err) => log.debug({ err, address }, 'SSH connection failed'))
     client.on('close', () => {
       clearTimeout(grace)
       connections.delete(client)
-      if (identity === null && keysTried > 0) void ctx.throttles.signInBans.failed({ address, account: null }).catch(() => {})
+      if (identity === null && keysRefused > 0) void ctx.throttles.signInBans.failed({ address, account: null }).catch(() => {})
     })
     client.on('authentication', (auth: AuthContext) => {
       if (auth.method !== 'publickey') return auth.reject(['publickey'])
-      keysTried += 1
-      if (keysTried > MAX_AUTH_TRIES) {
-        auth.reject()
-        client.end()
-        return
+      const refuseKey = () => {
+        keysRefused += 1
+        auth.reject(['publickey'])
+        if (keysRefused >= MAX_AUTH_TRIES) client.end()
       }
       authenticate(ctx, auth).then((found) => {
-        if (found === null) return auth.reject(['publickey'])
+        if (found === null) return refuseKey()
         // Without a signature the client only asks whether the key would do (it signs next).
         if (auth.signature === undefined) return auth.accept()
         identity = found
@@ -89,7 +88,7 @@ export async function startSshServer(ctx: AppContext, options: { port?: number }
         auth.accept()
       }, (err: unknown) => {
         log.error({ err, address }, 'SSH authentication failed')
-        auth.reject()
+        refuseKey()
       })
     })
     client.on('ready', () => {
