@@ -143,9 +143,15 @@ function serveSession(session: SshSessionContext, ssh: ssh2.Session): void {
   ssh.on('x11', (_accept, reject) => reject?.())
   ssh.on('auth-agent', (_accept, reject) => reject?.())
   ssh.on('subsystem', (_accept, reject) => reject?.())
-  ssh.on('shell', (accept) => answerShell(session, accept()))
+  // A channel's stream fails when its client goes away mid-write; the command's end tells the rest.
+  const opened = (channel: ServerChannel) => {
+    channel.on('error', (err: Error) => session.ctx.log.debug({ err }, 'SSH channel failed'))
+    channel.stderr.on('error', () => {})
+    return channel
+  }
+  ssh.on('shell', (accept) => answerShell(session, opened(accept())))
   ssh.on('exec', (accept, _reject, info) => {
-    const channel: ServerChannel = accept()
+    const channel = opened(accept())
     runCommand(session, channel, info.command, gitProtocol).catch((err: unknown) => {
       session.ctx.log.error({ err }, 'git over SSH failed')
       if (channel.writable) {

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs/promises'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../helpers/ports.js'
@@ -24,6 +25,15 @@ function startWeb(env: Record<string, string>): Promise<ChildProcess> {
   })
 }
 
+/** The first line an SSH server sends. */
+function bannerOf(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1')
+    socket.once('data', (chunk) => { resolve(chunk.toString()); socket.destroy() })
+    socket.once('error', reject)
+  })
+}
+
 function stopped(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
     child.once('exit', (code) => resolve(code))
@@ -41,17 +51,11 @@ describe('the SSH server of ingot web', { skip: testDatabaseServer() !== null ? 
       const first = await Promise.all(keyFiles.map((file) => fs.readFile(file, 'utf8')))
       for (const file of keyFiles) assert.equal((await fs.stat(file)).mode & 0o777, 0o600)
       assert.match(first[0]!, /BEGIN OPENSSH PRIVATE KEY/)
-      const banner = await new Promise<string>((resolve, reject) => {
-        import('node:net').then(({ default: net }) => {
-          const socket = net.connect(Number(env.INGOT_SSH_PORT), '127.0.0.1')
-          socket.once('data', (chunk) => { resolve(chunk.toString()); socket.destroy() })
-          socket.once('error', reject)
-        }, reject)
-      })
-      assert.match(banner, /^SSH-2\.0-Ingot/)
+      assert.match(await bannerOf(Number(env.INGOT_SSH_PORT)), /^SSH-2\.0-Ingot/)
       assert.equal(await stopped(web), 0)
       web = await startWeb(env)
       assert.deepEqual(await Promise.all(keyFiles.map((file) => fs.readFile(file, 'utf8'))), first)
+      assert.match(await bannerOf(Number(env.INGOT_SSH_PORT)), /^SSH-2\.0-Ingot/)
       assert.equal(await stopped(web), 0)
     } finally {
       await fs.rm(dataDir, { recursive: true, force: true })
