@@ -79,8 +79,8 @@ export async function startBuiltServer(env: Record<string, string>): Promise<Chi
   // BENCH_SERVER_PROFILE=DIR writes a V8 CPU profile of each server into DIR when it stops.
   const profile = process.env.BENCH_SERVER_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE}`] : []
   const child = spawn('taskset', ['-c', '0', process.execPath, ...profile, 'dist/main.js', 'web'], {
-    // The built-in CI runner only where a measurement asks for it (bench/ci.ts).
-    cwd: repoRoot, env: { ...process.env, INGOT_BUILTIN_RUNNER: 'false', ...env }, stdio: ['ignore', 'ignore', 'inherit'],
+    // The built-in CI runner and the SSH server only where a measurement asks for them (bench/ci.ts, bench/ssh.ts).
+    cwd: repoRoot, env: { ...process.env, INGOT_BUILTIN_RUNNER: 'false', INGOT_SSH_PORT: '0', ...env }, stdio: ['ignore', 'ignore', 'inherit'],
   })
   for (;;) {
     try {

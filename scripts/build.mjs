@@ -18,7 +18,8 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   // pino-pretty is loaded only for a terminal (logger.ts): kept out, the JSON path never parses it.
-  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native', 'pino-pretty'],
+  // ssh2 loads its optional native addons (sshcrypto, cpu-features) from node_modules when built.
+  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native', 'pino-pretty', 'ssh2'],
   // Bundled CommonJS dependencies call require(); give the ES module bundle one.
   banner: { js: "import { createRequire as __ingotCreateRequire } from 'node:module'; const require = __ingotCreateRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -64,6 +64,12 @@ export interface Config {
   builtinRunner: BuiltinRunnerConfig
   /** Git LFS for the whole instance (the original's gitlab.yml `lfs.enabled`); projects' lfs_enabled apply within it. */
   lfsEnabled: boolean
+  /** The port of the built-in SSH server for git (src/ssh/) on INGOT_HOST; 0 for none. */
+  sshPort: number
+  /** The host name clone URLs over SSH name (ssh_url_to_repo). */
+  sshHost: string
+  /** SSH connections open at once from one client address; more are closed at once. */
+  sshConnectionsPerClient: number
 }
 
 export interface BuiltinRunnerConfig {
@@ -158,6 +164,10 @@ export function loadConfig(env: Env = process.env): Config {
     concurrency: parseInteger(env, 'INGOT_RUNNER_CONCURRENCY', { fallback: 2, min: 1, max: 64, unit: 'number of jobs' }),
     unsandboxed: parseBoolean(env, 'INGOT_RUNNER_UNSANDBOXED', false),
   }
+  const sshPort = parseInteger(env, 'INGOT_SSH_PORT', { fallback: 2222, min: 0, max: 65535, unit: 'port number' })
+  const sshHost = nonEmpty(env.INGOT_SSH_HOST) ?? new URL(externalUrl).hostname
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(sshHost)) throw new ConfigError(`INGOT_SSH_HOST must be a host name or address, not "${sshHost}"`)
+  const sshConnectionsPerClient = parseInteger(env, 'INGOT_SSH_CONNECTIONS_PER_CLIENT', { fallback: 16, min: 1, max: 10_000, unit: 'number of connections' })
   return {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
@@ -172,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     runnerLongPollSeconds,
     builtinRunner,
     lfsEnabled: parseBoolean(env, 'INGOT_LFS_ENABLED', true),
+    sshPort, sshHost, sshConnectionsPerClient,
   }
 }
 

@@ -22,6 +22,7 @@ import { gitVersionProblem } from './git/version.js'
 import { ingotRevision } from './revision.js'
 import { runRunner } from './runner/command.js'
 import { localServerUrl, startBuiltinRunner } from './services/ci/builtin-runner.js'
+import { startSshServer } from './ssh/ssh-server.js'
 
 const HELP = `Usage: ingot <command>
 
@@ -51,6 +52,7 @@ Configuration comes from the environment; see docs/configuration.md:
   INGOT_KEEP_ALIVE_TIMEOUT_MS, INGOT_GIT_SERVICE_TIMEOUT_MS, INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS,
   INGOT_GIT_SERVICES_MAX, INGOT_GIT_SERVICES_PER_CLIENT (limits; see docs/operations.md)
   INGOT_SIGN_IN_BAN_ENABLED, _IP_WHITELIST, _MAXRETRY, _FINDTIME, _BANTIME (bans after failed sign-ins)
+  INGOT_SSH_PORT (2222; 0: no SSH server), INGOT_SSH_HOST, INGOT_SSH_CONNECTIONS_PER_CLIENT (docs/ssh.md)
 `
 
 /** The options each process role takes. */
@@ -127,6 +129,7 @@ async function main(argv: string[]): Promise<number> {
   await signingKey(config.dataDir)
   const app = await buildApp(ctx)
   await app.listen({ port: config.port, host: config.host })
+  const sshServer = config.sshPort === 0 ? null : await startSshServer(ctx)
   if (config.webJobs && !options.includes('--no-jobs')) await ctx.jobs.start()
   const stopSweeps = startLeftoverSweeps(ctx)
   // After listening: the runner registers and asks for jobs over HTTP, at this very address.
@@ -139,7 +142,7 @@ async function main(argv: string[]): Promise<number> {
     stopSweeps()
     // The runner first: its running jobs report their end to this server before it closes.
     await builtinRunner?.stop()
-    await app.close()
+    await Promise.all([app.close(), sshServer?.close()])
   })
   return 0
 }

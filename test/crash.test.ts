@@ -41,7 +41,7 @@ describe('a server killed in the middle of a write', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'web'], {
       env: {
         ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl,
-        INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_PORT: String(port), INGOT_LOG_LEVEL: 'warn', INGOT_LOG_FORMAT: 'json',
+        INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_PORT: String(port), INGOT_SSH_PORT: '0', INGOT_LOG_LEVEL: 'warn', INGOT_LOG_FORMAT: 'json',
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     })

@@ -205,7 +205,7 @@ describe('the ingot command', () => {
       const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), ...args], {
         env: {
           ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl,
-          INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_LOG_LEVEL: 'info', INGOT_BUILTIN_RUNNER: 'false', ...(port === 0 ? {} : { INGOT_PORT: String(port) }),
+          INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_LOG_LEVEL: 'info', INGOT_BUILTIN_RUNNER: 'false', INGOT_SSH_PORT: '0', ...(port === 0 ? {} : { INGOT_PORT: String(port) }),
         },
         stdio: ['ignore', 'pipe', 'inherit'],
       })

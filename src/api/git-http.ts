@@ -15,49 +15,30 @@ import { createGunzip } from 'node:zlib'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Actor } from '../auth/actor.js'
 import { authenticateGitClient, type GitClient } from '../auth/git-credentials.js'
-import { NO_PROJECT_ACCESS, projectAccessFor } from '../finders/access.js'
-import { findProjectByIdOrPath } from '../finders/project-lookup.js'
 import { installHooks, serveHooks } from '../git/hooks.js'
 import {
   NO_CACHE_HEADERS, ServiceFailedError, advertiseRefs, advertisementType, gitProtocolOf, hookPipesOf, isGitService,
   outputOf, requestType, resultType, startService, type GitService, type ServiceOptions, type ServiceProcess,
 } from '../git/smart-http.js'
-import { canOnProject, type ProjectSubject } from '../policies/project-policy.js'
+import type { ProjectSubject } from '../policies/project-policy.js'
 import { afterPush } from '../services/push/after-push.js'
 import { refusalOf } from '../services/push/check-push.js'
 import { markWikiActivity } from '../services/wikis/wiki-commits.js'
-import type { Db } from '../db/index.js'
 import type { HookHandlers } from '../git/hooks.js'
 import { getApplicationSettings } from '../services/settings.js'
-import { mustAcceptTerms } from '../auth/sessions.js'
-import { GitServiceSlots } from './git-service-slots.js'
+import { checkGitAccess, GitAccessDenied, type GitAccessor } from '../services/git-access/git-access.js'
+import { gitServiceSlotsOf } from '../services/git-access/service-slots.js'
 
-/** The original's answers (Gitlab::GitAccess), word for word: clients and people know them. */
-const MESSAGES = {
-  projectNotFound: 'The project you were looking for could not be found.',
-  download: 'You are not allowed to download code from this project.',
-  push: 'You are not allowed to push code to this project.',
-  tokenDownload: 'You are not allowed to download code.',
-  tokenUpload: 'You are not allowed to upload code.',
-  commandNotAllowed: "The command you're trying to execute is not allowed.",
-  blocked: 'Your account has been blocked.',
-  accessDenied: 'HTTP Basic: Access denied',
-  // Gitlab::GitAccessWiki's
-  wikiNotFound: 'The wiki you were looking for could not be found.',
-  wikiPush: "You are not allowed to write to this project's wiki.",
-  httpDisabled: 'Git access over HTTP is not allowed',
-  // Ours: git shows them to its user as `remote: …`.
-  busyClient: 'Too many git operations from your address are running. Please retry later.',
-  busyServer: 'The server is running too many git operations. Please retry later.',
+/** Ours: git shows them to its user as `remote: …`. */
+const BUSY_MESSAGES = {
+  client: 'Too many git operations from your address are running. Please retry later.',
+  server: 'The server is running too many git operations. Please retry later.',
 }
 
 /** Seconds a client over the git service limits is told to wait. */
 const BUSY_RETRY_AFTER_S = 10
 
-/** Gitlab::Auth::UserAccessDeniedReason's sentence for a user kept out by enforced terms. */
-function termsNotAccepted(username: string): string {
-  return `You (@${username}) must accept the Terms of Service in order to perform this action. Please access Ingot from a web browser to accept these terms.`
-}
+const ACCESS_DENIED = 'HTTP Basic: Access denied'
 
 const REALM = 'Basic realm="Ingot"'
 
@@ -68,7 +49,7 @@ class GitHttpError extends Error {
   }
 }
 
-const challenge = (message = MESSAGES.accessDenied) => new GitHttpError(401, message, true)
+const challenge = (message = ACCESS_DENIED) => new GitHttpError(401, message, true)
 
 type GitAction = 'info/refs' | GitService
 
@@ -113,64 +94,24 @@ interface Authorized {
   wiki: boolean
 }
 
-const WIKI_SUFFIX = '.wiki'
-
 /**
- * The project a URL's path names, and whether it names its wiki: `<full_path>.wiki` is the wiki
- * of the project at `<full_path>`, unless no project is there (then it is a project's own path).
- */
-async function findRepositoryOwner(db: Db, fullPath: string) {
-  if (fullPath.endsWith(WIKI_SUFFIX)) {
-    const owner = await findProjectByIdOrPath(db, fullPath.slice(0, -WIKI_SUFFIX.length))
-    if (owner !== null) return { found: owner, wiki: true }
-  }
-  return { found: await findProjectByIdOrPath(db, fullPath), wiki: false }
-}
-
-/**
- * The project, if `client` may run `service` on it; otherwise the refusal, in the original's order:
- * credentials (401), HTTP being off (403), what the token's scopes allow (403), the project (404, or 401 for anonymous
- * callers so that git asks for credentials), then reading or pushing (403). Push rules per ref
- * are decided later, by the pre-receive hook.
+ * The project, if `client` may run `service` on it (services/git-access), with refused
+ * credentials answered first (401); every refusal of an anonymous caller is a challenge, so that
+ * git asks for credentials; a hidden project is a 404, anything else refused a 403.
  */
 async function authorize(req: FastifyRequest, route: GitRoute, service: unknown, client: GitClient): Promise<Authorized> {
-  const { db } = req.ingot
   if (client.kind === 'refused') throw new GitHttpError(401, client.message, client.challenge)
-  // With enabled_git_access_protocol `ssh`, HTTP is refused to everyone: anonymous callers get
-  // the challenge (as the original, which then has no anonymous access to offer), others a 403.
-  if ((await getApplicationSettings(db)).enabled_git_access_protocol === 'ssh') {
-    throw client.kind === 'anonymous' ? challenge() : new GitHttpError(403, MESSAGES.httpDisabled)
+  const accessor: GitAccessor = client.kind === 'user'
+    ? { kind: 'user', actor: client.actor, mayDownload: client.mayDownload, mayPush: client.mayPush }
+    : client
+  try {
+    const granted = await checkGitAccess(req.ingot.db, { accessor, transport: 'http', command: service, fullPath: route.fullPath })
+    return { subject: granted.subject, actor: client.kind === 'user' ? client.actor : null, wiki: granted.wiki }
+  } catch (err) {
+    if (!(err instanceof GitAccessDenied)) throw err
+    if (accessor.kind === 'anonymous') throw challenge()
+    throw new GitHttpError(err.reason === 'not_found' ? 404 : 403, err.message)
   }
-  if (client.kind === 'blocked') throw new GitHttpError(403, MESSAGES.blocked)
-  const actor = client.kind === 'user' ? client.actor : null
-  if (actor !== null && mustAcceptTerms(actor.user, await getApplicationSettings(db))) {
-    throw new GitHttpError(403, termsNotAccepted(actor.user.username))
-  }
-  if (!isGitService(service) || (actor === null && service === 'git-receive-pack')) {
-    throw actor === null ? challenge() : new GitHttpError(403, MESSAGES.commandNotAllowed)
-  }
-  if (client.kind === 'user') {
-    if (service === 'git-upload-pack' && !client.mayDownload) throw new GitHttpError(403, MESSAGES.tokenDownload)
-    if (service === 'git-receive-pack' && !client.mayPush) throw new GitHttpError(403, MESSAGES.tokenUpload)
-  }
-  const { found, wiki } = await findRepositoryOwner(db, route.fullPath)
-  const access = found === null || actor === null
-    ? NO_PROJECT_ACCESS
-    : (await projectAccessFor(db, actor.user.id, [found.project.id])).get(found.project.id) ?? NO_PROJECT_ACCESS
-  const subject = found === null ? null : { ...found, access }
-  // A disabled wiki is hidden like an unreadable project.
-  if (subject === null || !canOnProject(actor, subject, wiki ? 'read_wiki' : 'read_project')) {
-    throw actor === null ? challenge() : new GitHttpError(404, wiki ? MESSAGES.wikiNotFound : MESSAGES.projectNotFound)
-  }
-  if (wiki) {
-    if (service === 'git-receive-pack' && !canOnProject(actor, subject, 'create_wiki')) throw new GitHttpError(403, MESSAGES.wikiPush)
-    return { subject, actor, wiki }
-  }
-  if (service === 'git-upload-pack' && !canOnProject(actor, subject, 'download_code')) {
-    throw actor === null ? challenge() : new GitHttpError(403, MESSAGES.download)
-  }
-  if (service === 'git-receive-pack' && !canOnProject(actor, subject, 'push_code')) throw new GitHttpError(403, MESSAGES.push)
-  return { subject, actor, wiki }
 }
 
 /** Content encodings of request bodies git sends: gzip for large fetch negotiations. */
@@ -265,7 +206,7 @@ async function* answerOf(req: FastifyRequest, proc: ServiceProcess, bodyError: (
 const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
   const ctx = app.ingot
   const hooksDir = await installHooks(path.join(ctx.config.dataDir, 'git-hooks'))
-  const slots = new GitServiceSlots(ctx.config.gitServicesMax, ctx.config.gitServicesPerClient)
+  const slots = gitServiceSlotsOf(ctx)
   const routes = new WeakMap<FastifyRequest, GitRoute>()
 
   // Bodies are git's to read, unparsed and unbuffered: no parser of the API applies here.
@@ -326,8 +267,8 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
       const slot = slots.take(req.ip)
       if ('refused' in slot) {
         throw slot.refused === 'client'
-          ? new GitHttpError(429, MESSAGES.busyClient, false, BUSY_RETRY_AFTER_S)
-          : new GitHttpError(503, MESSAGES.busyServer, false, BUSY_RETRY_AFTER_S)
+          ? new GitHttpError(429, BUSY_MESSAGES.client, false, BUSY_RETRY_AFTER_S)
+          : new GitHttpError(503, BUSY_MESSAGES.server, false, BUSY_RETRY_AFTER_S)
       }
       if (route.action === 'info/refs') {
         return reply.headers(NO_CACHE_HEADERS).type(advertisementType(gitService)).send(Readable.from(advertiseRefs(gitService, options, slot.release)))

@@ -8,13 +8,28 @@ export interface PresentContext {
   baseUrl: string
   /** `${baseUrl}/api/v4`. */
   apiUrl: string
-  /** The host name of baseUrl, for ssh_url_to_repo. */
-  sshHost: string
+  /** What SSH clone URLs put before `<full_path>.git` (sshUrlPrefix()); null while git over SSH is off. */
+  sshUrlPrefix: string | null
   actor: Actor | null
 }
 
-export function presentContext(baseUrl: string, actor: Actor | null): PresentContext {
-  return { baseUrl, apiUrl: `${baseUrl}/api/v4`, sshHost: new URL(baseUrl).hostname, actor }
+export function presentContext(baseUrl: string, actor: Actor | null, sshUrlPrefix: string | null): PresentContext {
+  return { baseUrl, apiUrl: `${baseUrl}/api/v4`, sshUrlPrefix, actor }
+}
+
+/**
+ * The start of SSH clone URLs: `git@host:` on port 22, `ssh://git@host:port/` on any other; null
+ * when no SSH server runs (port 0) or the enabled_git_access_protocol setting allows HTTP only.
+ */
+export function sshUrlPrefix(ssh: { sshPort: number; sshHost: string }, enabledGitAccessProtocol: 'ssh' | 'http' | null): string | null {
+  if (ssh.sshPort === 0 || enabledGitAccessProtocol === 'http') return null
+  const host = ssh.sshHost.includes(':') ? `[${ssh.sshHost}]` : ssh.sshHost
+  return ssh.sshPort === 22 ? `git@${host}:` : `ssh://git@${host}:${ssh.sshPort}/`
+}
+
+/** ssh_url_to_repo of a repository's full path (`ns/project`, `ns/project.wiki`); empty while SSH is off, as the API shows it. */
+export function sshUrlToRepo(ctx: PresentContext, fullPath: string): string {
+  return ctx.sshUrlPrefix === null ? '' : `${ctx.sshUrlPrefix}${fullPath}.git`
 }
 
 /** A nullable primitive or object schema, as `type: [T, 'null']`. */

@@ -10,7 +10,7 @@ import type { NamespaceRow, ProjectGroupLinkRow, ProjectRow, ProjectStatisticsRo
 import { isoTime, parseJsonArray } from '../db/values.js'
 import { NOTIFICATION_LEVEL_GLOBAL, visibilityName } from '../policies/access-levels.js'
 import type { ProjectAccess } from '../finders/access.js'
-import { CustomAttribute, IsoDateTime, Nullable, NullableDate, NullableInteger, NullableString, type CustomAttributeEntity, type PresentContext } from './common.js'
+import { CustomAttribute, IsoDateTime, Nullable, NullableDate, NullableInteger, NullableString, type CustomAttributeEntity, type PresentContext, sshUrlToRepo } from './common.js'
 import { UserBasic, presentUserBasic } from './user.js'
 
 export const ProjectSimple = Type.Object({
@@ -238,7 +238,7 @@ function presentFull(view: ProjectView, ctx: PresentContext, options: ProjectPre
     created_at: isoTime(project.created_at),
     default_branch: project.default_branch,
     tag_list: parseJsonArray(project.tag_list).sort(),
-    ssh_url_to_repo: `git@${ctx.sshHost}:${fullPath}.git`,
+    ssh_url_to_repo: sshUrlToRepo(ctx, fullPath),
     http_url_to_repo: `${ctx.baseUrl}/${fullPath}.git`,
     web_url: webUrl,
     readme_url: readmeUrl(project, webUrl),

@@ -169,6 +169,22 @@ export function startService(service: GitService, options: ServiceOptions) {
 
 export type ServiceProcess = ReturnType<typeof startService>
 
+/** What git over SSH runs: the two services, and upload-archive (`git archive --remote`). */
+export type ConnectedService = GitService | 'git-upload-archive'
+
+/**
+ * Starts a service that talks with its client over one full-duplex stream for the whole exchange,
+ * as over SSH (no --stateless-rpc): stdin from the client, stdout to it. receive-pack gets the
+ * hook pipes as startService's.
+ */
+export function startConnectedService(service: ConnectedService, options: ServiceOptions): ServiceProcess {
+  const args = service === 'git-upload-archive' ? ['upload-archive'] : serviceArgs(service, options)
+  return spawnGit([...args, options.gitDir], {
+    env: serviceEnv(options), extraFds: service === 'git-receive-pack' ? 2 : 0,
+    timeoutMs: options.timeoutMs, idleTimeoutMs: options.idleTimeoutMs,
+  })
+}
+
 /** The hook pipes of a receive-pack started by startService, for serveHooks. */
 export function hookPipesOf(service: ServiceProcess): { fromHooks: Duplex; toHooks: Duplex } {
   const stdio = service.child.stdio as unknown as readonly (Duplex | null | undefined)[]

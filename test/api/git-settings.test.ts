@@ -157,7 +157,7 @@ describe('git settings', () => {
         // As in the original, the project still shows both clone URLs.
         const entity = await t.api('GET', `/projects/${project.id}`)
         assert.equal(entity.body.http_url_to_repo, `${t.ctx.config.externalUrl}/${await fullPathOf(project)}.git`)
-        assert.match(entity.body.ssh_url_to_repo, /^git@.+\.git$/)
+        assert.match(entity.body.ssh_url_to_repo, /^ssh:\/\/git@.+\.git$/)
       } finally {
         await setSettings({ enabled_git_access_protocol: 'nil' })
       }

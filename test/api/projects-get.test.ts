@@ -80,7 +80,7 @@ describe('GET /projects/:id', () => {
       created_at: new Date(project.created_at).toISOString(),
       default_branch: null,
       tag_list: ['alpha', 'zeta'],
-      ssh_url_to_repo: `git@ingot.test:${path}.git`,
+      ssh_url_to_repo: `ssh://git@ingot.test:2222/${path}.git`,
       http_url_to_repo: `${EXTERNAL_URL}/${path}.git`,
       web_url: `${EXTERNAL_URL}/${path}`,
       readme_url: null,

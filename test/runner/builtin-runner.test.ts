@@ -86,7 +86,7 @@ describe('the built-in runner of ingot web', () => {
     web = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'web'], {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin', INGOT_DATA_DIR: path.join(dir, 'data'), INGOT_DATABASE_URL: database?.url ?? '',
-        INGOT_PORT: String(port), INGOT_EXTERNAL_URL: url, INGOT_ROOT_PASSWORD: 'root-password-for-tests', INGOT_ROOT_TOKEN: ROOT_TOKEN,
+        INGOT_PORT: String(port), INGOT_SSH_PORT: '0', INGOT_EXTERNAL_URL: url, INGOT_ROOT_PASSWORD: 'root-password-for-tests', INGOT_ROOT_TOKEN: ROOT_TOKEN,
         INGOT_LOG_FORMAT: 'json',
         // On by default with SQLite only; PostgreSQL runs of this suite ask for it.
         ...(database === null ? {} : { INGOT_BUILTIN_RUNNER: 'true' }),

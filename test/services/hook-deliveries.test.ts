@@ -98,7 +98,7 @@ describe('Web hook deliveries', () => {
     assert.equal(body.project.path_with_namespace, path)
     assert.equal(body.project.web_url, `http://ingot.test/${path}`)
     assert.equal(body.project.git_http_url, `http://ingot.test/${path}.git`)
-    assert.equal(body.project.git_ssh_url, `git@ingot.test:${path}.git`)
+    assert.equal(body.project.git_ssh_url, `ssh://git@ingot.test:2222/${path}.git`)
     assert.equal(body.project.homepage, undefined, 'push payloads carry the project without the old names')
     assert.equal(body.total_commits_count, 1)
     assert.equal(body.commits.length, 1)
@@ -245,7 +245,7 @@ describe('Web hook deliveries', () => {
     assert.equal(hook?.body.object_kind, 'wiki_page')
     assert.deepEqual(hook?.body.wiki, {
       web_url: `http://ingot.test/${path}/wikis/home`,
-      git_ssh_url: `git@ingot.test:${path}.wiki.git`,
+      git_ssh_url: `ssh://git@ingot.test:2222/${path}.wiki.git`,
       git_http_url: `http://ingot.test/${path}.wiki.git`,
       path_with_namespace: `${path}.wiki`,
       default_branch: 'master',

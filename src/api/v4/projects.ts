@@ -169,8 +169,8 @@ function presentForm(view: ProjectView, req: FastifyRequest, form: Form, userCan
 
 /** What a project list's pages are read from (the caller's grants and stars included). */
 const PROJECT_LIST_TABLES = ['projects', 'namespaces', 'members', 'project_group_links', 'stars', 'custom_attributes', 'users']
-/** What a project's JSON is made of, besides the caller's access that its key carries. */
-const PROJECT_JSON_TABLES = ['projects', 'namespaces', 'users', 'project_group_links']
+/** What a project's JSON is made of, besides the caller's access that its key carries (settings: ssh_url_to_repo follows enabled_git_access_protocol). */
+const PROJECT_JSON_TABLES = ['projects', 'namespaces', 'users', 'project_group_links', 'application_settings']
 
 /**
  * What a project's cached JSON depends on beyond PROJECT_JSON_TABLES: form, caller's access, admin

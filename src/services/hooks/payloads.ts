@@ -8,7 +8,8 @@ import type {
   IssueRow, LabelRow, MergeRequestRow, NamespaceRow, NoteRow, ProjectRow, SnippetRow, UserRow,
 } from '../../db/schema.js'
 import { isoTime } from '../../db/values.js'
-import { presentContext, type PresentContext } from '../../entities/common.js'
+import { presentContext, sshUrlToRepo, type PresentContext } from '../../entities/common.js'
+import { currentSshUrlPrefix } from '../git-access/ssh-url.js'
 import { userAvatarUrl } from '../../entities/user.js'
 import { signatureTime, type Commit } from '../../git/repository.js'
 import { changedFilesOfCommits, type ChangedFiles } from '../../git/diff.js'
@@ -25,8 +26,8 @@ export interface ProjectRef {
   namespace: NamespaceRow
 }
 
-export function hookPresentContext(ctx: Pick<AppContext, 'config'>): PresentContext {
-  return presentContext(ctx.config.externalUrl, null)
+export function hookPresentContext(ctx: Pick<AppContext, 'config' | 'db'>): PresentContext {
+  return presentContext(ctx.config.externalUrl, null, currentSshUrlPrefix(ctx))
 }
 
 export async function loadProjectRef(db: Db, projectId: number): Promise<ProjectRef | null> {
@@ -45,7 +46,7 @@ export function projectWebUrl(ref: ProjectRef, pc: PresentContext): string {
 }
 
 function sshUrl(path: string, pc: PresentContext): string {
-  return `git@${pc.sshHost}:${path}.git`
+  return sshUrlToRepo(pc, path)
 }
 
 export function userHookAttrs(user: UserRow, pc: PresentContext): HookPayload {

@@ -1,6 +1,8 @@
-// How many git services (upload-pack, receive-pack) smart HTTP runs at once: each is a process
-// that may work for minutes, so a process runs at most a number of them, and one client address
-// at most a smaller number, and anything over is told to come back later.
+// How many git services (upload-pack, receive-pack, upload-archive) smart HTTP and SSH run at
+// once: each is a process that may work for minutes, so a process runs at most a number of them,
+// and one client address at most a smaller number, and anything over is told to come back later.
+// Both transports take slots from one count per process (gitServiceSlotsOf).
+import type { AppContext } from '../../context.js'
 
 export type SlotRefusal = 'server' | 'client'
 
@@ -29,4 +31,13 @@ export class GitServiceSlots {
       },
     }
   }
+}
+
+const slotsByConfig = new WeakMap<AppContext['config'], GitServiceSlots>()
+
+/** The slots of the process that `ctx` belongs to (INGOT_GIT_SERVICES_MAX, INGOT_GIT_SERVICES_PER_CLIENT). */
+export function gitServiceSlotsOf(ctx: Pick<AppContext, 'config'>): GitServiceSlots {
+  let slots = slotsByConfig.get(ctx.config)
+  if (slots === undefined) slotsByConfig.set(ctx.config, slots = new GitServiceSlots(ctx.config.gitServicesMax, ctx.config.gitServicesPerClient))
+  return slots
 }
