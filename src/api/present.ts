@@ -4,5 +4,5 @@ import { presentContext, type PresentContext } from '../entities/common.js'
 import { currentSshUrlPrefix } from '../services/git-access/ssh-url.js'
 
 export function presentCtx(req: FastifyRequest): PresentContext {
-  return presentContext(req.ingot.config.externalUrl, req.actor, currentSshUrlPrefix(req.ingot))
+  return presentContext(req.ingot.config.externalUrl, req.actor, { sshUrlPrefix: currentSshUrlPrefix(req.ingot), lfsEnabled: req.ingot.config.lfsEnabled })
 }

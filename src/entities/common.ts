@@ -10,11 +10,19 @@ export interface PresentContext {
   apiUrl: string
   /** What SSH clone URLs put before `<full_path>.git` (sshUrlPrefix()); null while git over SSH is off. */
   sshUrlPrefix: string | null
+  /** Whether Git LFS is on for the instance (INGOT_LFS_ENABLED): projects show lfs_enabled false while it is off. */
+  lfsEnabled: boolean
   actor: Actor | null
 }
 
-export function presentContext(baseUrl: string, actor: Actor | null, sshUrlPrefix: string | null): PresentContext {
-  return { baseUrl, apiUrl: `${baseUrl}/api/v4`, sshUrlPrefix, actor }
+/** How the instance serves repositories, as the entities show it. */
+export interface RepositoryTransports {
+  sshUrlPrefix: string | null
+  lfsEnabled: boolean
+}
+
+export function presentContext(baseUrl: string, actor: Actor | null, transports: RepositoryTransports): PresentContext {
+  return { baseUrl, apiUrl: `${baseUrl}/api/v4`, ...transports, actor }
 }
 
 /**

@@ -269,7 +269,7 @@ function presentFull(view: ProjectView, ctx: PresentContext, options: ProjectPre
     jobs_enabled: project.jobs_enabled === 1,
     snippets_enabled: project.snippets_enabled === 1,
     shared_runners_enabled: project.shared_runners_enabled === 1,
-    lfs_enabled: project.lfs_enabled === 1,
+    lfs_enabled: ctx.lfsEnabled && project.lfs_enabled === 1,
     creator_id: project.creator_id,
     forked_from_project: view.forkedFrom === null ? undefined : presentForkSource(view.forkedFrom, ctx),
     import_status: project.import_status,

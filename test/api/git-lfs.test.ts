@@ -510,5 +510,8 @@ describe('Git LFS switched off for the instance', () => {
     })
     assert.equal(res.statusCode, 501)
     assert.equal(JSON.parse(res.body).message, 'Git LFS is not enabled on this GitLab server, contact your admin.')
+    // Projects show LFS off while the instance has it off, whatever their own setting.
+    assert.equal(project.lfs_enabled, 1)
+    assert.equal((await t.api('GET', `/projects/${project.id}`)).body.lfs_enabled, false)
   })
 })

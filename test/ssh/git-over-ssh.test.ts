@@ -238,7 +238,7 @@ describe('git over SSH', () => {
     assert.equal(wrongOperation.stderr, '> Ingot: Disallowed command\n')
   })
 
-  it('answers git-lfs-authenticate with the LFS endpoint and a credential', { todo: 'needs the LFS slice' }, async () => {
+  it('answers git-lfs-authenticate with the LFS endpoint and a credential the LFS API takes', async () => {
     const project = await projectWithReadme()
     const fullPath = await fullPathOf(project)
     const result = await client.ssh(ownerKey, [`git-lfs-authenticate '${fullPath}.git' download`])
@@ -247,6 +247,13 @@ describe('git over SSH', () => {
     assert.equal(answer.href, `${t.ctx.config.externalUrl}/${fullPath}.git/info/lfs`)
     assert.match(answer.header.Authorization, /^\S+ \S+/)
     assert.ok(answer.expires_in > 0)
+    const batch = await t.app.inject({
+      method: 'POST', url: `/${fullPath}.git/info/lfs/objects/batch`,
+      headers: { authorization: answer.header.Authorization, 'content-type': 'application/vnd.git-lfs+json' },
+      payload: JSON.stringify({ operation: 'download', objects: [{ oid: 'a'.repeat(64), size: 1 }] }),
+    })
+    assert.equal(batch.statusCode, 200, batch.body)
+    assert.equal(JSON.parse(batch.body).objects[0].error.code, 404)
   })
 
   it('applies enabled_git_access_protocol to both transports and to ssh_url_to_repo', async () => {

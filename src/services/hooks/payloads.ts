@@ -27,7 +27,7 @@ export interface ProjectRef {
 }
 
 export function hookPresentContext(ctx: Pick<AppContext, 'config' | 'db'>): PresentContext {
-  return presentContext(ctx.config.externalUrl, null, currentSshUrlPrefix(ctx))
+  return presentContext(ctx.config.externalUrl, null, { sshUrlPrefix: currentSshUrlPrefix(ctx), lfsEnabled: ctx.config.lfsEnabled })
 }
 
 export async function loadProjectRef(db: Db, projectId: number): Promise<ProjectRef | null> {

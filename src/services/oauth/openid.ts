@@ -25,7 +25,7 @@ export interface UserClaims {
 
 /** The claims about the user, in the id_token and from /oauth/userinfo; blank ones are left out. */
 export function userClaims(user: UserRow, baseUrl: string): UserClaims {
-  const ctx = presentContext(baseUrl, null, null)
+  const ctx = presentContext(baseUrl, null, { sshUrlPrefix: null, lfsEnabled: false })
   const picture = userAvatarUrl(user, ctx)
   return {
     sub: String(user.id),
