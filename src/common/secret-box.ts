@@ -12,7 +12,7 @@ import { readOrCreateKeyFile } from './key-file.js'
 
 /** What a secret is for; each purpose has a key of its own. Add one per new kind of secret. */
 export type SecretPurpose = 'web_hooks.token' | 'integrations.secrets' | 'ci.pipeline_variables' | 'ci.variables' | 'ci.triggers'
-  | 'ci.pipeline_schedule_variables' | 'lfs.token'
+  | 'ci.pipeline_schedule_variables' | 'lfs.token' | 'import_export.upload_url'
 
 /** The file of the key generated at first start, in the data directory. */
 export const SECRET_KEY_FILE = 'secret.key'

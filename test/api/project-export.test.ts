@@ -313,6 +313,10 @@ describe('project export', () => {
       it(`sends the archive as the raw body of a ${method} (http_method ${given ?? 'not given'}), then deletes it`, async () => {
         const upload = given === undefined ? { url: `${receiver.url}/bucket/x.tar.gz?sig=1` } : { url: `${receiver.url}/bucket/x.tar.gz?sig=1`, http_method: given }
         assert.equal((await t.api('POST', `/projects/${target.id}/export`, { token: owner.token, body: { upload } })).status, 202)
+        // The URL (its signature) waits sealed in the job.
+        const [waiting] = await t.ctx.jobs.list({ kind: 'import_export.export_project' })
+        assert.ok(waiting !== undefined)
+        assert.doesNotMatch(JSON.stringify(waiting.payload), /sig=1|bucket/)
         await runJobs()
         assert.equal(receiver.received.length, 1)
         const [sent] = receiver.received

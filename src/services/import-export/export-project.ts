@@ -34,9 +34,15 @@ export interface ExportPayload {
   userId: number
   /** Replaces the project's description in project.json. */
   description: string | null
-  /** Where the archive is sent once built, instead of being kept for download. */
-  upload: { url: string; method: UploadMethod } | null
+  /**
+   * Where the archive is sent once built, instead of being kept for download. The URL is sealed
+   * while the job waits: an upload URL often carries its own credentials (a presigned signature).
+   */
+  upload: { sealedUrl: string; method: UploadMethod } | null
 }
+
+/** The export's upload as the request gave it (exportUploadOf). */
+export type ExportUpload = { url: string; method: UploadMethod }
 
 const RUNNING: ProjectExportRow['status'][] = ['started', 'after_export_action']
 
@@ -45,7 +51,7 @@ const RUNNING: ProjectExportRow['status'][] = ['started', 'after_export_action']
  * without a URL; PUT (the default) or POST in any case; an http or https URL, in its UrlValidator's
  * words. Whether Ingot may send to its address is checked when the upload is made.
  */
-export function exportUploadOf(upload: { url?: string | undefined; http_method?: string | undefined } | undefined): ExportPayload['upload'] {
+export function exportUploadOf(upload: { url?: string | undefined; http_method?: string | undefined } | undefined): ExportUpload | null {
   if (upload?.url === undefined || upload.url.trim() === '') return null
   const method = (upload.http_method ?? 'PUT').toUpperCase()
   if (method !== 'PUT' && method !== 'POST') throw validationFailed({ http_method: ['invalid. Only PUT and POST methods allowed.'] })
@@ -64,7 +70,13 @@ export function exportUploadOf(upload: { url?: string | undefined; http_method?:
  * answered as accepted all the same). The claim is one conditional upsert of the project's row, so
  * two requests at once start one job.
  */
-export async function requestExport(ctx: AppContext, payload: ExportPayload): Promise<boolean> {
+export async function requestExport(
+  ctx: AppContext, request: Omit<ExportPayload, 'upload'> & { upload: ExportUpload | null },
+): Promise<boolean> {
+  const { upload, ...rest } = request
+  const payload: ExportPayload = {
+    ...rest, upload: upload === null ? null : { sealedUrl: ctx.secrets.seal('import_export.upload_url', upload.url), method: upload.method },
+  }
   const now = Date.now()
   const claimed = await ctx.db.insertInto('project_exports')
     .values({ project_id: payload.projectId, status: 'started', user_id: payload.userId, error: null, created_at: now, updated_at: now })
@@ -150,7 +162,7 @@ export async function runExport(ctx: AppContext, payload: ExportPayload, job: Ru
     if (payload.upload !== null) {
       await setStatus(ctx, projectId, 'after_export_action')
       try {
-        await uploadArchive(ctx, key, payload.upload, job.signal)
+        await uploadArchive(ctx, key, { url: ctx.secrets.open('import_export.upload_url', payload.upload.sealedUrl), method: payload.upload.method }, job.signal)
       } finally {
         await ctx.blobs.delete(key)
         built = false
@@ -192,7 +204,7 @@ async function replaceArchive(ctx: AppContext, projectId: number, archive: { key
 }
 
 /** Sends the archive as the raw body of the request; an error answer or a refusal is an UploadError. */
-async function uploadArchive(ctx: AppContext, key: string, upload: { url: string; method: UploadMethod }, signal: AbortSignal): Promise<void> {
+async function uploadArchive(ctx: AppContext, key: string, upload: ExportUpload, signal: AbortSignal): Promise<void> {
   const stat = await ctx.blobs.stat(key)
   const body = await ctx.blobs.get(key)
   if (stat === null || body === null) throw new Error('the export archive vanished before its upload')
