@@ -17,7 +17,7 @@ import { lfsExportMembers, type BlobMember } from '../lfs/lfs-import-export.js'
 import { UPLOAD_SECRET, projectUploadsDir } from '../uploads/attachments.js'
 import { UPLOAD_TEMPORARY_PREFIX } from '../uploads/sweep.js'
 import { uploadsRoot } from '../uploads/user-avatar.js'
-import { writeProjectTree } from './project-tree-writer.js'
+import { writeProjectTree, type ProjectTreeOptions } from './project-tree-writer.js'
 
 /** The archive format this export writes, the only one 11.5 reads. */
 export const EXPORT_VERSION = '0.2.4'
@@ -78,7 +78,7 @@ async function writeExportFiles(ctx: AppContext, projectId: number, dir: string,
     }
     return made
   }
-  const [tree, made] = await Promise.allSettled([writeTreeFile(ctx, projectId, own('project.json'), options.description), bundles()])
+  const [tree, made] = await Promise.allSettled([writeTreeFile(ctx, projectId, own('project.json'), { description: options.description, signal: options.signal }), bundles()])
   if (tree.status === 'rejected') throw tree.reason
   if (made.status === 'rejected') throw made.reason
   files.push(...made.value)
@@ -91,13 +91,13 @@ async function writeExportFiles(ctx: AppContext, projectId: number, dir: string,
 /** Bytes of project.json buffered on their way to disk. */
 const TREE_FILE_BUFFER = 1024 * 1024
 
-async function writeTreeFile(ctx: AppContext, projectId: number, file: string, description: string | undefined): Promise<void> {
+async function writeTreeFile(ctx: AppContext, projectId: number, file: string, options: ProjectTreeOptions): Promise<void> {
   // A buffer of a megabyte: with the default 16 KiB every piece the writer hands over would wait
   // for its own disk write before the next batch is built.
   const out = fs.createWriteStream(file, { highWaterMark: TREE_FILE_BUFFER })
   const failed = new Promise<never>((_resolve, reject) => out.once('error', reject))
   try {
-    await Promise.race([writeProjectTree(ctx, projectId, out, { description }), failed])
+    await Promise.race([writeProjectTree(ctx, projectId, out, options), failed])
   } catch (err) {
     out.destroy()
     throw err

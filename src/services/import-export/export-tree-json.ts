@@ -37,7 +37,7 @@ const closed = () => new Error('project.json: the stream it is written to was cl
 export class JsonObjectWriter {
   private keys = 0
 
-  constructor(private readonly out: Writable) {}
+  constructor(private readonly out: Writable, private readonly signal?: AbortSignal) {}
 
   async open(): Promise<void> {
     await write(this.out, '{')
@@ -60,6 +60,7 @@ export class JsonObjectWriter {
     // would go straight to the old generation and stay until a full collection.
     let pending = ''
     for await (const records of batches) {
+      this.signal?.throwIfAborted()
       for (const record of records) {
         // One item per line: the importer parses such lines without scanning them (restore-json-split.ts).
         pending += `${first ? '\n' : ',\n'}${JSON.stringify(record)}`

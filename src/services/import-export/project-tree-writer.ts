@@ -18,6 +18,8 @@ import {
 export interface ProjectTreeOptions {
   /** The export request's `description`, which replaces the project's own in the archive. */
   description?: string | undefined
+  /** Stops the writing between batches (the export job's time limit, or its lease lost). */
+  signal?: AbortSignal | undefined
 }
 
 /** Writes project.json of the project to `out` (which it does not end). */
@@ -25,7 +27,7 @@ export async function writeProjectTree(ctx: AppContext, projectId: number, out: 
   const { db } = ctx
   const project = await db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow()
   const integrations = await db.selectFrom('integrations').selectAll().where('project_id', '=', projectId).orderBy('id').execute()
-  const json = new JsonObjectWriter(out)
+  const json = new JsonObjectWriter(out, options.signal)
   await json.open()
   const attributes = projectAttributes(project, integrations, options.description ?? project.description ?? '')
   for (const [key, value] of Object.entries(attributes)) await json.value(key, value)

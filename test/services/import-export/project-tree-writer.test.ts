@@ -423,6 +423,13 @@ describe('project tree writer (project.json of format 0.2.4)', () => {
     await assert.rejects(writeProjectTree(t.ctx, project.id, sink), /closed/)
   })
 
+  it('stops between batches once its signal is aborted (the job lost or over its time)', async () => {
+    const project = await makeProject(t, null)
+    const controller = new AbortController()
+    controller.abort(new Error('the export job was stopped'))
+    await assert.rejects(writeProjectTree(t.ctx, project.id, new SlowSink(), { signal: controller.signal }), /the export job was stopped/)
+  })
+
   describe('many issues', () => {
     it('writes every issue and its notes, in order, across batch boundaries', async () => {
       const project = await makeProject(t, null)
