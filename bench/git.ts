@@ -15,7 +15,7 @@ import { runGit } from '../src/git/command.js'
 import { RepositoryStorage } from '../src/git/storage.js'
 import { openDatabase, type DatabaseHandle } from '../src/db/index.js'
 import { ensureFixtures } from './git-fixtures.js'
-import { load, log, median, ROOT_TOKEN, rssOf, startBenchServer, stop, type Row } from './harness.js'
+import { load, log, median, ROOT_TOKEN, rootApi, rssOf, startBenchServer, stop, type Row } from './harness.js'
 
 const PORT = 18_510
 const NGINX_PORT = 18_520
@@ -52,14 +52,7 @@ async function medianOf(runs: number, run: (i: number) => Promise<number>): Prom
 const ms = (value: number) => `${value.toFixed(1)} ms`
 const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`
 
-async function api(method: string, url: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${BASE}/api/v4${url}`, {
-    method, headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
+const api = (method: string, url: string, body?: unknown) => rootApi(BASE, method, url, body)
 
 /**
  * A public project of root's that the fixture's master was pushed to over HTTP, then housekept:

@@ -101,6 +101,16 @@ export async function stop(child: ChildProcess): Promise<void> {
   await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))])
 }
 
+/** A call of the bench server's API as root; its JSON answer (fails on an error status). */
+export async function rootApi(base: string, method: string, url: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}/api/v4${url}`, {
+    method, headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
 export interface LoadResult { rps: number; p50: number; p99: number; mean: number }
 
 export interface LoadOptions {

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { runGit } from '../src/git/command.js'
 import { RepositoryStorage } from '../src/git/storage.js'
 import { ensureFixtures } from './git-fixtures.js'
-import { log, median, ROOT_TOKEN, startBuiltServer, stop, type Row } from './harness.js'
+import { log, median, ROOT_TOKEN, rootApi, startBuiltServer, stop, type Row } from './harness.js'
 
 const PORT = 18_600
 const SSH_PORT = 18_601
@@ -35,14 +35,7 @@ function run(command: string, args: readonly string[], env: Record<string, strin
   })
 }
 
-async function api(method: string, url: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${BASE}/api/v4${url}`, {
-    method, headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
+const api = (method: string, url: string, body?: unknown) => rootApi(BASE, method, url, body)
 
 /** sshd on SSHD_PORT with its own host key, letting `publicKey` in as root; null when not installed. */
 async function startSshd(dir: string, publicKey: string): Promise<ChildProcess | null> {

@@ -33,12 +33,9 @@ export interface GitClient {
 }
 
 /** Starts t's app on a socket (`port`, a free one when 0: for URLs the app itself hands out, its INGOT_EXTERNAL_URL's); t.close() stops it. */
-export async function startGitClient(t: TestApp, port = 0): Promise<GitClient> {
-  const address = await t.app.listen({ host: '127.0.0.1', port })
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-git-client-'))
-  const home = path.join(dir, '.home')
-  await fs.mkdir(home)
-  const env: Record<string, string> = {
+/** The environment a test's git client runs in: its own HOME, nothing of the machine's or the user's configuration, fixed identities. */
+export function gitClientEnvironment(home: string): Record<string, string> {
+  return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     LC_ALL: 'C',
@@ -49,6 +46,14 @@ export async function startGitClient(t: TestApp, port = 0): Promise<GitClient> {
     GIT_COMMITTER_NAME: 'Test Pusher',
     GIT_COMMITTER_EMAIL: 'pusher@example.com',
   }
+}
+
+export async function startGitClient(t: TestApp, port = 0): Promise<GitClient> {
+  const address = await t.app.listen({ host: '127.0.0.1', port })
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-git-client-'))
+  const home = path.join(dir, '.home')
+  await fs.mkdir(home)
+  const env = gitClientEnvironment(home)
   const git: GitClient['git'] = (args, options = {}) => new Promise((resolve) => {
     execFile('git', ['-c', 'init.defaultBranch=master', '-c', 'credential.helper=', ...args], {
       cwd: options.cwd ?? dir, env: { ...env, ...options.env }, maxBuffer: 64 * 1024 * 1024,

@@ -5,6 +5,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { TestApp } from '../helpers/app.js'
+import { gitClientEnvironment } from '../helpers/git-server.js'
 import { startSshServer, type SshServer } from '../../src/ssh/ssh-server.js'
 import { addSshKey } from '../../src/services/ssh-keys/add-ssh-key.js'
 import { parseSshPublicKey } from '../../src/services/ssh-keys/add-ssh-key.js'
@@ -50,17 +51,7 @@ export async function startSshClient(t: TestApp): Promise<SshClient> {
   const home = path.join(dir, '.home')
   await fs.mkdir(home)
   let keys = 0
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    LC_ALL: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_AUTHOR_NAME: 'Test Pusher',
-    GIT_AUTHOR_EMAIL: 'pusher@example.com',
-    GIT_COMMITTER_NAME: 'Test Pusher',
-    GIT_COMMITTER_EMAIL: 'pusher@example.com',
-  }
+  const env = gitClientEnvironment(home)
   const sshOptions = (key: SshKeyPair) => [
     '-i', key.privateKeyFile, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'StrictHostKeyChecking=no',
     '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'LogLevel=ERROR', '-F', '/dev/null', '-p', String(server.port),
