@@ -15,7 +15,7 @@ import { runGit } from '../src/git/command.js'
 import { RepositoryStorage } from '../src/git/storage.js'
 import { openDatabase, type DatabaseHandle } from '../src/db/index.js'
 import { ensureFixtures } from './git-fixtures.js'
-import { load, log, median, ROOT_TOKEN, rootApi, rssOf, startBenchServer, stop, type Row } from './harness.js'
+import { load, log, median, ROOT_TOKEN, rootApi, rssOf, startBenchServer, stop, timed, type Row } from './harness.js'
 
 const PORT = 18_510
 const NGINX_PORT = 18_520
@@ -28,20 +28,6 @@ const SMALL_CLONE_RUNS = 15
 /** Rounds of eight concurrent clones of M per contender (each some 100 s of the client's CPU). */
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT_RUNS ?? 2)
 const CONCURRENT_CLONES = 8
-
-/** Runs a command to its end; resolves with the wall time in ms, rejects on a non-zero exit. */
-function timed(command: string, args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<number> {
-  const started = performance.now()
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] })
-    let stderr = ''
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => code === 0
-      ? resolve(performance.now() - started)
-      : reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${stderr.trim()}`)))
-  })
-}
 
 async function medianOf(runs: number, run: (i: number) => Promise<number>): Promise<number> {
   const times: number[] = []

@@ -111,6 +111,20 @@ export async function rootApi(base: string, method: string, url: string, body?: 
   return res.json()
 }
 
+/** Runs a command to its end; resolves with the wall time in ms, rejects on a non-zero exit. */
+export function timed(command: string, args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<number> {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    child.on('error', reject)
+    child.on('close', (code) => code === 0
+      ? resolve(performance.now() - started)
+      : reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${stderr.trim()}`)))
+  })
+}
+
 export interface LoadResult { rps: number; p50: number; p99: number; mean: number }
 
 export interface LoadOptions {

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { runGit } from '../src/git/command.js'
 import { RepositoryStorage } from '../src/git/storage.js'
 import { ensureFixtures } from './git-fixtures.js'
-import { log, median, ROOT_TOKEN, rootApi, startBuiltServer, stop, type Row } from './harness.js'
+import { log, median, ROOT_TOKEN, rootApi, startBuiltServer, stop, timed, type Row } from './harness.js'
 
 const PORT = 18_600
 const SSH_PORT = 18_601
@@ -22,26 +22,13 @@ const CLONE_RUNS = Number(process.env.BENCH_SSH_CLONE_RUNS ?? 5)
 const CONNECT_RUNS = 30
 const SSHD = '/usr/sbin/sshd'
 
-function run(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<number> {
-  const started = performance.now()
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
-    let stderr = ''
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-    child.on('error', reject)
-    child.on('close', (code) => code === 0
-      ? resolve(performance.now() - started)
-      : reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${stderr.trim()}`)))
-  })
-}
-
 const api = (method: string, url: string, body?: unknown) => rootApi(BASE, method, url, body)
 
 /** sshd on SSHD_PORT with its own host key, letting `publicKey` in as root; null when not installed. */
 async function startSshd(dir: string, publicKey: string): Promise<ChildProcess | null> {
   if (!fs.existsSync(SSHD)) return null
   const hostKey = path.join(dir, 'sshd_host_ed25519_key')
-  await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey])
+  await timed('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey])
   fs.writeFileSync(path.join(dir, 'authorized_keys'), `${publicKey}\n`, { mode: 0o600 })
   const config = path.join(dir, 'sshd_config')
   fs.writeFileSync(config, [
@@ -64,7 +51,7 @@ export async function measureSsh(): Promise<Row[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ingot-bench-ssh-'))
   const dataDir = path.join(dir, 'data')
   const clientKey = path.join(dir, 'client_key')
-  await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', clientKey])
+  await timed('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', clientKey])
   const publicKey = fs.readFileSync(`${clientKey}.pub`, 'utf8').trim()
   const server = await startBuiltServer({
     INGOT_PORT: String(PORT), INGOT_SSH_PORT: String(SSH_PORT), INGOT_DATA_DIR: dataDir, INGOT_ROOT_TOKEN: ROOT_TOKEN,
@@ -83,7 +70,7 @@ export async function measureSsh(): Promise<Row[]> {
     const sshCommand = (port: number) => `ssh -i ${clientKey} -F /dev/null -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes -p ${port}`
     const gitEnv = (port: number) => ({ GIT_SSH_COMMAND: sshCommand(port), HOME: dir, GIT_CONFIG_NOSYSTEM: '1' })
     const clone = (url: string, port: number, i: number) =>
-      run('git', ['clone', '--quiet', '--no-checkout', url, path.join(dir, `clone-${port}-${i}`)], gitEnv(port))
+      timed('git', ['clone', '--quiet', '--no-checkout', url, path.join(dir, `clone-${port}-${i}`)], { env: gitEnv(port) })
         .finally(() => fs.rmSync(path.join(dir, `clone-${port}-${i}`), { recursive: true, force: true }))
     const ingotUrl = `ssh://git@127.0.0.1:${SSH_PORT}/${project.path_with_namespace}.git`
     const sshdUrl = `ssh://root@127.0.0.1:${SSHD_PORT}${repository}`
@@ -96,7 +83,7 @@ export async function measureSsh(): Promise<Row[]> {
     }
     const ingotClone = median(ingotClones)
     const connect = (port: number, user: string, command: readonly string[]) =>
-      run('ssh', [...sshCommand(port).split(' ').slice(1), '-T', `${user}@127.0.0.1`, ...command])
+      timed('ssh', [...sshCommand(port).split(' ').slice(1), '-T', `${user}@127.0.0.1`, ...command])
     const ingotConnects: number[] = []
     const sshdConnects: number[] = []
     for (let i = 0; i < CONNECT_RUNS; i += 1) {
