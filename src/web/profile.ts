@@ -67,7 +67,7 @@ const profile: FastifyPluginAsync = async (app) => {
     try {
       const updated = await changeOwnPassword(app.ingot.db, { user, token: null, sudoFrom: null, sessionId: session.id }, {
         currentPassword: form.current_password ?? '', password: form.password ?? '', passwordConfirmation: form.password_confirmation ?? '',
-      })
+      }, { bans: app.ingot.throttles.signInBans, address: req.ip })
       return sendPage(reply, visit, 200, passwordPage({ user: updated, csrfToken: tokenOf(visit), notice: 'Password was successfully updated.' }))
     } catch (err) {
       return sendPage(reply, visit, 200, passwordPage({ user, csrfToken: tokenOf(visit), errors: refusalOf(err) }))

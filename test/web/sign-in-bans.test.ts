@@ -57,6 +57,7 @@ describe('Sign-in bans', () => {
       await makeUser(t, { username: 'bob' })
       await makeUser(t, { username: 'carol' })
       await makeUser(t, { username: 'dave' })
+      await makeUser(t, { username: 'erin' })
     })
     after(async () => { await t.close() })
 
@@ -96,6 +97,21 @@ describe('Sign-in bans', () => {
       const banned = await git(basic('alice', 'password1234'))
       assert.equal(banned.statusCode, 403)
       assert.equal(banned.body, 'Forbidden\n')
+    })
+
+    it("counts a wrong current password on the password page: a stolen session cannot guess the account's password", async () => {
+      const session = new Browser(t, '10.6.0.1')
+      await session.signIn('erin')
+      const change = (current: string) => session.submit('/profile/password/edit', '/profile/password', {
+        _method: 'put', 'user[current_password]': current, 'user[password]': 'a-new-password-5678', 'user[password_confirmation]': 'a-new-password-5678',
+      })
+      for (let i = 0; i < 3; i += 1) {
+        const res = await change('wrong-password')
+        assert.equal(res.status, 200)
+        assert.match(res.text, /You must provide a valid current password/)
+      }
+      assert.equal((await requestFrom(t, '10.6.0.1')).statusCode, 403, 'the address is banned')
+      assert.equal(await trySignIn(t, '10.6.0.2', 'erin', 'password1234'), INVALID_LOGIN, 'and the account')
     })
 
     it('never bans a whitelisted address', async () => {
