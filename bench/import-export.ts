@@ -3,8 +3,9 @@
 //   - Export through the API (POST …/export until GET …/export says finished) beside its floor
 //     measured in the same run: `git bundle create --all` of the repository plus writing the same
 //     project.json (parsed from the export) with a streaming writer; and the server's memory growth.
-//   - Import of that archive through POST /projects/import until GET …/import says finished: issues
-//     with their comments per second, and the server's memory growth; beside it, what the
+//   - Import of that archive through POST /projects/import until GET …/import says finished, the
+//     server re-pinned to both cores: issues with their comments per second over the whole import
+//     and over the tree restore alone, and the server's memory growth; beside it, what the
 //     repository alone costs (`git fetch` of the archive's bundle into an empty repository).
 import fs from 'node:fs'
 import { pipeline } from 'node:stream/promises'
@@ -14,7 +15,8 @@ import { createGunzip } from 'node:zlib'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ChildProcess } from 'node:child_process'
+import { execFile, type ChildProcess } from 'node:child_process'
+import { promisify } from 'node:util'
 import tar from 'tar-stream'
 import { runGit } from '../src/git/command.js'
 import { RepositoryStorage } from '../src/git/storage.js'
@@ -110,8 +112,11 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
       ok: exportMs <= floorMs * EXPORT_RATIO_TARGET && exportGrowth <= EXPORT_RSS_TARGET_MB,
     }]
 
-    // Import.
+    // Import: the server may use both cores from here on (the export above ran on CPU 0 alone), so
+    // that git indexing the bundle runs beside the tree restore as on any server with two cores;
+    // git's children started from now on inherit it.
     await untilIdle(serverPid)
+    await runCommand('taskset', ['-a', '-p', '-c', '0,1', String(serverPid)])
     rssBefore = rssOf(serverPid)
     rssPeak = rssBefore
     started = performance.now()
@@ -122,16 +127,34 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
     const posted = await fetch(`${base}/api/v4/projects/import`, { method: 'POST', headers: { 'private-token': ROOT_TOKEN }, body: form })
     if (posted.status !== 201) throw new Error(`POST /projects/import: ${posted.status} ${await posted.text()}`)
     const imported = await posted.json() as { id: number }
-    let status = ''
-    await until(async () => {
-      rssPeak = Math.max(rssPeak, rssOf(serverPid))
-      const state = await api('GET', `/projects/${imported.id}/import`) as { import_status: string; import_error?: string }
-      if (state.import_status === 'failed') throw new Error(`the import failed: ${state.import_error}`)
-      status = state.import_status
-      return status === 'finished'
-    }, 'the import finished')
+    // The tree restore's own rate, from the issues the database holds at each poll: from the first
+    // poll that sees some to the first that sees them all (each restore transaction commits
+    // issues with their comments).
+    const reader = await openDatabase({ databaseUrl: database.url, dataDir })
+    type Seen = { at: number; issues: number }
+    const restored: { first: Seen | null; last: Seen | null } = { first: null, last: null }
+    try {
+      await until(async () => {
+        rssPeak = Math.max(rssPeak, rssOf(serverPid))
+        const state = await api('GET', `/projects/${imported.id}/import`) as { import_status: string; import_error?: string }
+        if (state.import_status === 'failed') throw new Error(`the import failed: ${state.import_error}`)
+        if (restored.last === null) {
+          const at = performance.now()
+          const { count } = await reader.db.selectFrom('issues').select((eb) => eb.fn.countAll<number>().as('count'))
+            .where('project_id', '=', imported.id).executeTakeFirstOrThrow()
+          const issues = Number(count)
+          if (issues > 0 && restored.first === null) restored.first = { at, issues }
+          if (issues === ISSUES) restored.last = { at, issues }
+        }
+        return state.import_status === 'finished'
+      }, 'the import finished')
+    } finally {
+      await reader.close()
+    }
     const importMs = performance.now() - started
     const importGrowth = rssPeak - rssBefore
+    const { first, last } = restored
+    const treeRate = first === null || last === null || last.at === first.at ? null : (last.issues - first.issues) / ((last.at - first.at) / 1000)
     const issues = await fetch(`${base}/api/v4/projects/${imported.id}/issues?per_page=1&state=all`, { headers: { 'private-token': ROOT_TOKEN } })
     const total = Number(issues.headers.get('x-total'))
     await issues.arrayBuffer()
@@ -145,8 +168,8 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
     const repositoryMs = await timedMs(() => runGit(['fetch', '--quiet', '--no-tags', path.join(work, 'import.bundle'), '+refs/*:refs/*'],
       { gitDir: floorRepository, timeoutMs: 600_000 }))
     rows.push({
-      metric: `${dialect}: import of that archive (POST /projects/import until finished), beside \`git fetch\` of its project.bundle into an empty repository`,
-      value: `${seconds(importMs)}: ${Math.round(rate)} issues with their comments/s (the repository alone: ${seconds(repositoryMs)}); server RSS +${importGrowth.toFixed(0)} MB`,
+      metric: `${dialect}: import of that archive (POST /projects/import until finished; the server on CPUs 0 and 1, the export on CPU 0 alone), beside \`git fetch\` of its project.bundle into an empty repository`,
+      value: `${seconds(importMs)}: ${Math.round(rate)} issues with their comments/s; the tree restore alone ${treeRate === null ? 'not seen' : `${Math.round(treeRate)}/s`} (the repository alone: ${seconds(repositoryMs)}); server RSS +${importGrowth.toFixed(0)} MB`,
       target: dialect === 'sqlite' ? `≥ ${IMPORT_RATE_TARGET}/s, RSS growth ≤ ${IMPORT_RSS_TARGET_MB} MB` : `RSS growth ≤ ${IMPORT_RSS_TARGET_MB} MB`,
       ok: (dialect === 'postgres' || rate >= IMPORT_RATE_TARGET) && importGrowth <= IMPORT_RSS_TARGET_MB,
     })
@@ -157,6 +180,8 @@ async function measureDialect(dialect: 'sqlite' | 'postgres'): Promise<Row[]> {
     await database.drop()
   }
 }
+
+const runCommand = promisify(execFile)
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
