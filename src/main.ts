@@ -110,6 +110,9 @@ async function main(argv: string[]): Promise<number> {
     await ctx.close()
     return 0
   }
+  // Listened for from here on: a signal while the process is still starting (the first request may
+  // already be answered) would otherwise kill it before its handlers close anything in order.
+  const stopSignal = firstStopSignal()
   await seedRoot(ctx)
   if (command === 'worker') {
     // No HTTP server here: a listener of its own, when asked for, lets Prometheus scrape the counters of the jobs this process runs.
@@ -118,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
     await ctx.jobs.start()
     const stopSweeps = startLeftoverSweeps(ctx)
     log.info('worker started')
-    await closeOnSignal(ctx, async () => {
+    await closeOnSignal(ctx, stopSignal, async () => {
       stopSweeps()
       await metricsServer?.close()
     })
@@ -138,7 +141,7 @@ async function main(argv: string[]): Promise<number> {
     command: [process.execPath, ...process.execArgv, process.argv[1]!, 'runner'],
   })
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
-  await closeOnSignal(ctx, async () => {
+  await closeOnSignal(ctx, stopSignal, async () => {
     stopSweeps()
     // The runner first: its running jobs report their end to this server before it closes.
     await builtinRunner?.stop()
@@ -179,20 +182,24 @@ function displayPath(file: string): string {
   return relative.startsWith('..') ? file : relative
 }
 
-/** On SIGTERM or SIGINT: requests and jobs stop being taken together, and finish (or are handed back) before the database closes. */
-function closeOnSignal(ctx: AppContext, closeServer: () => Promise<void> = async () => {}): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stop = () => {
-      ctx.log.info({ deadlineMs: ctx.config.shutdownTimeoutMs }, 'shutting down')
-      setTimeout(() => {
-        ctx.log.error('shutdown took too long; exiting')
-        process.exit(1)
-      }, ctx.config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref()
-      Promise.all([closeServer(), ctx.jobs.stop()]).then(() => ctx.close()).then(resolve, reject)
-    }
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
+/** The first SIGTERM or SIGINT; the same signal again ends the process at once, as Node's default does. */
+function firstStopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', resolve)
+    process.once('SIGTERM', resolve)
   })
+}
+
+/** After the stop signal: requests and jobs stop being taken together, and finish (or are handed back) before the database closes. */
+async function closeOnSignal(ctx: AppContext, stopSignal: Promise<void>, closeServer: () => Promise<void> = async () => {}): Promise<void> {
+  await stopSignal
+  ctx.log.info({ deadlineMs: ctx.config.shutdownTimeoutMs }, 'shutting down')
+  setTimeout(() => {
+    ctx.log.error('shutdown took too long; exiting')
+    process.exit(1)
+  }, ctx.config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref()
+  await Promise.all([closeServer(), ctx.jobs.stop()])
+  await ctx.close()
 }
 
 main(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {

@@ -201,11 +201,11 @@ describe('the ingot command', () => {
     after(async () => { await t.close() })
 
     /** `ingot <args>` on the test app's database and data directory (web: on `port`); `ready` resolves once its output matches. */
-    const start = (args: string[], ready: RegExp, port = 0) => {
+    const start = (args: string[], ready: RegExp, port = 0, env: Record<string, string> = {}) => {
       const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), ...args], {
         env: {
           ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl,
-          INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_LOG_LEVEL: 'info', INGOT_BUILTIN_RUNNER: 'false', INGOT_SSH_PORT: '0', ...(port === 0 ? {} : { INGOT_PORT: String(port) }),
+          INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_LOG_LEVEL: 'info', INGOT_BUILTIN_RUNNER: 'false', INGOT_SSH_PORT: '0', ...(port === 0 ? {} : { INGOT_PORT: String(port) }), ...env,
         },
         stdio: ['ignore', 'pipe', 'inherit'],
       })
@@ -237,6 +237,18 @@ describe('the ingot command', () => {
         web.child.kill('SIGTERM')
       }
       assert.equal(await web.exited, 0)
+    })
+
+    it('stops in order on a SIGTERM that comes while it is still starting', async () => {
+      // The SSH server starts after the HTTP listener answers (making its host keys on a first
+      // start), so a signal sent at the first answer comes while the start goes on.
+      const port = await freePort()
+      const web = start(['web', '--no-jobs'], /Ingot is serving/, port, { INGOT_SSH_PORT: String(await freePort()) })
+      web.ready.catch(() => {})
+      await until(async () => await fetch(`http://127.0.0.1:${port}/api/v4/version`).then(() => true, () => false), 'the first answer', 60_000)
+      web.child.kill('SIGTERM')
+      assert.equal(await web.exited, 0)
+      assert.match(web.output(), /"msg":"shutting down"/)
     })
   })
 })
