@@ -94,6 +94,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       querystringParser: parseQuery,
     },
     bodyLimit: 10 * 1024 * 1024,
+    // Behind the configured proxies, req.ip is the client X-Forwarded-For names (bans, throttles,
+    // the metrics allow list and the logs see it); nobody else's X-Forwarded-For is believed.
+    ...(ctx.config.trustedProxies.length === 0 ? {} : { trustProxy: [...ctx.config.trustedProxies] }),
     // No request or connection holds the server forever: slow senders, silent sockets and idle
     // kept-alive connections are closed at the configured limits.
     requestTimeout: ctx.config.requestTimeoutMs,

@@ -20,6 +20,11 @@ export interface Config {
   logFormat: 'pretty' | 'json' | 'auto'
   /** Addresses and CIDR ranges (`127.0.0.0/8`, `::1`) that may read /-/metrics. */
   metricsAllow: readonly string[]
+  /**
+   * Reverse proxies (addresses and CIDR ranges) whose X-Forwarded-For names the client: the
+   * original's `trusted_proxies`. Empty: the connection's address is the client's.
+   */
+  trustedProxies: readonly string[]
   /** How long one outgoing request (a webhook delivery) may take, connection to last byte. */
   outboundTimeoutMs: number
   /** smtp:// or smtps:// URL of the outgoing mail server; null sends no email. */
@@ -120,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`INGOT_LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}, not "${logFormat}"`)
   }
   const metricsAllow = parseAddressList('INGOT_METRICS_ALLOW', env.INGOT_METRICS_ALLOW, ['127.0.0.0/8', '::1'])
+  const trustedProxies = parseAddressList('INGOT_TRUSTED_PROXIES', env.INGOT_TRUSTED_PROXIES, [])
   const outboundTimeoutMs = Number(nonEmpty(env.INGOT_OUTBOUND_TIMEOUT_MS) ?? '10000')
   if (!Number.isInteger(outboundTimeoutMs) || outboundTimeoutMs < 1 || outboundTimeoutMs > 600_000) {
     throw new ConfigError('INGOT_OUTBOUND_TIMEOUT_MS must be a number of milliseconds from 1 to 600000')
@@ -172,7 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     port, host, dataDir, databaseUrl, externalUrl, rootPassword, rootToken,
     logLevel: logLevel as Config['logLevel'],
     logFormat: logFormat as Config['logFormat'],
-    metricsAllow,
+    metricsAllow, trustedProxies,
     outboundTimeoutMs,
     smtpUrl, emailFrom,
     jobConcurrency, webJobs, shutdownTimeoutMs, workerMetricsPort,

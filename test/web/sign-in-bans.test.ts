@@ -155,4 +155,32 @@ describe('Sign-in bans', () => {
       assert.equal(await trySignIn(t, '10.5.0.1', 'alice', 'password1234'), null)
     })
   })
+
+  describe('behind a reverse proxy (INGOT_TRUSTED_PROXIES)', () => {
+    let t: TestApp
+    before(async () => {
+      t = await buildTestApp({ env: { INGOT_SIGN_IN_BAN_MAXRETRY: '3', INGOT_SIGN_IN_BAN_FINDTIME: '86400', INGOT_TRUSTED_PROXIES: '10.20.0.1' } })
+      await makeUser(t, { username: 'alice' })
+    })
+    after(async () => { await t.close() })
+
+    it('reads the setting: none by default, a comma list of addresses and ranges, bad values refused', () => {
+      assert.deepEqual(loadConfig({}).trustedProxies, [])
+      assert.deepEqual(loadConfig({ INGOT_TRUSTED_PROXIES: '10.0.0.0/8, ::1' }).trustedProxies, ['10.0.0.0/8', '::1'])
+      assert.throws(() => loadConfig({ INGOT_TRUSTED_PROXIES: 'proxy.example.com' }), (err: Error) => err instanceof ConfigError && err.message.startsWith('INGOT_TRUSTED_PROXIES'))
+    })
+
+    it("bans the client the proxy names, not the proxy, and believes nobody else's X-Forwarded-For", async () => {
+      const request = (from: string, forwardedFor?: string, authorization?: string) => t.app.inject({
+        method: 'GET', url: '/alice/project.git/info/refs?service=git-upload-pack', remoteAddress: from,
+        headers: { ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }), ...(authorization === undefined ? {} : { authorization }) },
+      })
+      for (let i = 0; i < 3; i += 1) assert.equal((await request('10.20.0.1', '10.21.0.5', basic('alice', 'wrong-password'))).statusCode, 401)
+      assert.equal((await request('10.20.0.1', '10.21.0.5')).statusCode, 403, 'the client is banned through the proxy')
+      assert.equal((await request('10.21.0.5')).statusCode, 403, 'and when it comes directly')
+      assert.notEqual((await request('10.20.0.1', '10.21.0.6')).statusCode, 403, 'other clients of the proxy are not')
+      assert.notEqual((await request('10.20.0.1')).statusCode, 403, 'nor is the proxy itself')
+      assert.notEqual((await request('10.22.0.1', '10.21.0.5')).statusCode, 403, 'an address that is no proxy cannot borrow another identity')
+    })
+  })
 })
