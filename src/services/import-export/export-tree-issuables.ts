@@ -1,88 +1,85 @@
-// The issues and merge_requests of project.json, read in keyset batches of BATCH_SIZE by iid; each
-// batch's events, notes (with their authors and events), label links, milestones, assignees and
-// award emoji are read in one query per relation, so the cost is a handful of queries per batch
-// whatever the project's size.
+// The issues and merge_requests of project.json, read in keyset batches of BATCH_SIZE by iid. An
+// issue's record with all its relations is written by the database (export-tree-sql-json.ts), one
+// query per batch; a merge request's relations (events, notes with their authors and events, label
+// links, milestones, award emoji) are read in one query per relation per batch. Either way the
+// cost is a handful of queries per batch whatever the project's size.
+import { sql } from 'kysely'
 import type { AppContext } from '../../context.js'
-import type { IssueRow, MergeRequestRow } from '../../db/schema.js'
+import type { MergeRequestRow } from '../../db/schema.js'
 import { mergeRequestDiffRecord, diffRefsOf } from './export-tree-diffs.js'
-import { BATCH_SIZE, bool, groupBy, instant, keysetBatches, mapBatches, parseJson, rowsIn } from './export-tree-json.js'
+import { BATCH_SIZE, bool, instant, keysetBatches, mapBatches, parseJson } from './export-tree-json.js'
 import {
-  awardEmojiOf, eventsOf, labelLinksOf, milestonesById, notesOf, timelogsOf, type DiffRefs, type JsonRecord,
+  awardEmojiJson, awardEmojiOf, eventsJson, eventsOf, labelLinksJson, labelLinksOf, milestoneJson, milestonesById, notesJson, notesOf,
+  timelogsJson, timelogsOf, type DiffRefs, type JsonRecord,
 } from './export-tree-records.js'
+import { constant, JsonText, SqlJsonDialect, type SqlJson } from './export-tree-sql-json.js'
 
-/** An issue's record with its relations, built as one object literal (no spreading: this runs per issue). */
-function issueRecord(issue: IssueRow, relations: {
-  events: JsonRecord[]
-  notes: JsonRecord[]
-  labelLinks: JsonRecord[]
-  milestone: JsonRecord | undefined
-  assignees: JsonRecord[]
-  awards: JsonRecord[]
-}): JsonRecord {
-  const record: JsonRecord = {
-    id: issue.id,
-    title: issue.title,
-    author_id: issue.author_id,
-    project_id: issue.project_id,
-    created_at: instant(issue.created_at),
-    updated_at: instant(issue.updated_at),
-    description: issue.description,
-    state: issue.state,
-    iid: issue.iid,
-    updated_by_id: null,
-    confidential: bool(issue.confidential),
-    due_date: issue.due_date,
-    moved_to_id: issue.moved_to_id,
-    time_estimate: Number(issue.time_estimate),
-    relative_position: null,
-    last_edited_at: null,
-    last_edited_by_id: null,
-    discussion_locked: bool(issue.discussion_locked),
-    closed_at: instant(issue.closed_at),
-    closed_by_id: issue.closed_by_id,
-    events: relations.events,
-    timelogs: timelogsOf(issue, 'issue_id'),
-    notes: relations.notes,
-    label_links: relations.labelLinks,
-  }
-  if (relations.milestone !== undefined) record.milestone = relations.milestone
-  record.resource_label_events = []
-  record.issue_assignees = relations.assignees
-  record.award_emoji = relations.awards
-  return record
+/**
+ * An issue's record with its relations, as the original writes it, by the database (aliased `i`).
+ * The notes are null when one of them sits on a diff line (see notesJson); `[]` stands for them
+ * in the record then.
+ */
+function issueJson(json: SqlJsonDialect): { record: SqlJson; notes: SqlJson } {
+  const i = (name: string) => sql.ref(`i.${name}`)
+  const record = json.object([
+    ['id', json.value(i('id'))],
+    ['title', json.value(i('title'))],
+    ['author_id', json.value(i('author_id'))],
+    ['project_id', json.value(i('project_id'))],
+    ['created_at', json.instant(i('created_at'))],
+    ['updated_at', json.instant(i('updated_at'))],
+    ['description', json.value(i('description'))],
+    ['state', json.value(i('state'))],
+    ['iid', json.value(i('iid'))],
+    ['updated_by_id', constant(null)],
+    ['confidential', json.flag(i('confidential'))],
+    ['due_date', json.value(i('due_date'))],
+    ['moved_to_id', json.value(i('moved_to_id'))],
+    ['time_estimate', json.number(i('time_estimate'))],
+    ['relative_position', constant(null)],
+    ['last_edited_at', constant(null)],
+    ['last_edited_by_id', constant(null)],
+    ['discussion_locked', json.flag(i('discussion_locked'))],
+    ['closed_at', json.instant(i('closed_at'))],
+    ['closed_by_id', json.value(i('closed_by_id'))],
+    ['events', eventsJson(json, 'Issue', i('id'))],
+    ['timelogs', timelogsJson(json, 'i', 'issue_id')],
+    ['notes', constant([])],
+    ['label_links', labelLinksJson(json, 'Issue', i('id'))],
+    json.optional('milestone', milestoneJson(json, i('milestone_id'))),
+    ['resource_label_events', constant([])],
+    ['issue_assignees', json.array(json.object([
+      ['user_id', json.value(sql.ref('ia.user_id'))],
+      ['issue_id', json.value(sql.ref('ia.issue_id'))],
+    ]), sql`from issue_assignees ia where ia.issue_id = ${i('id')}`, sql.ref('ia.user_id'))],
+    ['award_emoji', awardEmojiJson(json, 'Issue', i('id'))],
+  ])
+  return { record, notes: notesJson(json, 'Issue', i('id')) }
 }
 
-const NONE: JsonRecord[] = []
+/** Where the issue's notes go in issueJson's record: the first such text (inside a JSON string every `"` is escaped). */
+const NOTES_PLACE = ',"notes":[],"label_links":'
 
-async function issueRecords(ctx: AppContext, issues: IssueRow[]): Promise<JsonRecord[]> {
-  const { db } = ctx
-  const ids = issues.map((issue) => issue.id)
-  const [events, notes, labelLinks, milestones, assignees, awards] = await Promise.all([
-    eventsOf(db, 'Issue', ids),
-    notesOf(db, 'Issue', ids, { events: true }),
-    labelLinksOf(db, 'Issue', ids),
-    milestonesById(db, issues.map((issue) => issue.milestone_id)),
-    rowsIn(ids, (chunk) => db.selectFrom('issue_assignees').select(['issue_id', 'user_id']).where('issue_id', 'in', chunk).orderBy('issue_id').orderBy('user_id').execute()),
-    awardEmojiOf(db, 'Issue', ids),
-  ])
-  const assigneesOf = groupBy(assignees, (row) => row.issue_id)
-  return issues.map((issue) => issueRecord(issue, {
-    events: events.get(issue.id) ?? NONE,
-    notes: notes.get(issue.id) ?? NONE,
-    labelLinks: labelLinks.get(issue.id) ?? NONE,
-    milestone: issue.milestone_id === null ? undefined : milestones.get(issue.milestone_id),
-    assignees: (assigneesOf.get(issue.id) ?? []).map((row) => ({ user_id: row.user_id, issue_id: row.issue_id })),
-    awards: awards.get(issue.id) ?? NONE,
-  }))
+/**
+ * The records of one batch of issues, from the database's JSON. An issue whose notes the
+ * database could not write gets them from noteRecord.
+ */
+async function issueRecords(ctx: AppContext, rows: Array<{ id: number; record: string; notes: string | null }>): Promise<JsonText[]> {
+  const withDiffNotes = rows.filter((row) => row.notes === null).map((row) => row.id)
+  const diffNotes = withDiffNotes.length === 0 ? new Map<number, JsonRecord[]>() : await notesOf(ctx.db, 'Issue', withDiffNotes, { events: true })
+  return rows.map((row) => new JsonText(row.record.replace(NOTES_PLACE,
+    () => `,"notes":${row.notes ?? JSON.stringify(diffNotes.get(row.id) ?? [])},"label_links":`)))
 }
 
 /** The project's issues with their relations, in batches, oldest iid first. */
-export function issueBatches(ctx: AppContext, projectId: number): AsyncIterable<JsonRecord[]> {
-  const pages = keysetBatches((after) => ctx.db.selectFrom('issues').selectAll()
-    .where('project_id', '=', projectId)
-    .$if(after !== null, (qb) => qb.where('iid', '>', after!))
-    .orderBy('iid').limit(BATCH_SIZE).execute(), (issue) => issue.iid)
-  return mapBatches(pages, (issues) => issueRecords(ctx, issues))
+export function issueBatches(ctx: AppContext, projectId: number): AsyncIterable<JsonText[]> {
+  const { record, notes } = issueJson(new SqlJsonDialect(ctx.db))
+  const pages = keysetBatches((after) => ctx.db.selectFrom('issues as i')
+    .select(['i.id', 'i.iid', record.as('record'), notes.as('notes')])
+    .where('i.project_id', '=', projectId)
+    .$if(after !== null, (qb) => qb.where('i.iid', '>', after!))
+    .orderBy('i.iid').limit(BATCH_SIZE).execute(), (issue) => issue.iid)
+  return mapBatches(pages, (rows) => issueRecords(ctx, rows))
 }
 
 /** The branch head of a repository, or null when the branch is gone (read through the cat-file reader). */

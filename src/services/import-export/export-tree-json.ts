@@ -3,6 +3,7 @@
 // batches, and the original's value forms (instants, booleans, children grouped by parent).
 import type { Writable } from 'node:stream'
 import { isoTime } from '../../db/values.js'
+import { JsonText } from './export-tree-sql-json.js'
 
 /** Rows read, and records written, per batch: each batch's children are loaded in one query per relation. */
 export const BATCH_SIZE = 200
@@ -52,7 +53,7 @@ export class JsonObjectWriter {
     await write(this.out, `${this.separator()}${JSON.stringify(key)}:${JSON.stringify(value)}`)
   }
 
-  /** A key whose value is an array of records produced batch by batch. */
+  /** A key whose value is an array of records (or their JSON, JsonText) produced batch by batch. */
   async array(key: string, batches: AsyncIterable<readonly unknown[]>): Promise<void> {
     await write(this.out, `${this.separator()}${JSON.stringify(key)}:[`)
     let first = true
@@ -63,7 +64,7 @@ export class JsonObjectWriter {
       this.signal?.throwIfAborted()
       for (const record of records) {
         // One item per line: the importer parses such lines without scanning them (restore-json-split.ts).
-        pending += `${first ? '\n' : ',\n'}${JSON.stringify(record)}`
+        pending += `${first ? '\n' : ',\n'}${record instanceof JsonText ? record.text : JSON.stringify(record)}`
         first = false
         if (pending.length >= WRITE_CHUNK) {
           await write(this.out, pending)

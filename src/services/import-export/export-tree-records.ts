@@ -1,11 +1,15 @@
 // Records the relations of project.json share, in the original's shapes (release 11.5 as_json of its
 // models under import_export.yml): events, labels with their priorities, milestones with their
 // events, notes with their author and events, award emoji. Each loader takes a whole batch of
-// parents and reads each child relation in one query (a few for very long id lists).
+// parents and reads each child relation in one query (a few for very long id lists). Next to each
+// JS record is its SQL counterpart (`…Json`), the same text written by the database for the issues
+// (test/services/import-export/export-sql-json.test.ts holds the two to the same bytes).
 import { createHash } from 'node:crypto'
+import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/index.js'
 import type { EventAction, EventRow, LabelRow, MilestoneRow, NoteRow } from '../../db/schema.js'
 import { bool, groupBy, instant, rowsIn } from './export-tree-json.js'
+import { constant, type SqlJson, type SqlJsonDialect } from './export-tree-sql-json.js'
 
 /** The original's Event action codes (app/models/event.rb). */
 const EVENT_ACTIONS: Record<EventAction, number> = {
@@ -25,6 +29,25 @@ export function eventRecord(event: EventRow): JsonRecord {
     target_type: event.target_type,
     action: EVENT_ACTIONS[event.action],
   }
+}
+
+/** A column of a table alias in the SQL shapes below. */
+const column = (alias: string, name: string) => sql.ref(`${alias}.${name}`)
+
+/** eventRecord's JSON, by the database, of the events of one target: `targetId` is the target's id column. */
+export function eventsJson(json: SqlJsonDialect, targetType: 'Issue' | 'MergeRequest' | 'Note' | 'Milestone', targetId: RawBuilder<unknown>): SqlJson {
+  const e = (name: string) => column('e', name)
+  const action = sql.raw<string>(`case e.action ${Object.entries(EVENT_ACTIONS).map(([name, code]) => `when '${name}' then '${code}'`).join(' ')} end`)
+  return json.array(json.object([
+    ['id', json.value(e('id'))],
+    ['project_id', json.value(e('project_id'))],
+    ['author_id', json.value(e('author_id'))],
+    ['target_id', json.value(e('target_id'))],
+    ['created_at', json.instant(e('created_at'))],
+    ['updated_at', json.instant(e('created_at'))],
+    ['target_type', json.value(e('target_type'))],
+    ['action', action],
+  ]), sql`from events e where e.target_type = ${sql.lit(targetType)} and e.target_id = ${targetId}`, e('id'))
 }
 
 /** The events whose target is one of `ids` of `targetType` ('Issue', 'MergeRequest', 'Note', 'Milestone'), by target id. */
@@ -54,6 +77,42 @@ export function labelRecord(label: LabelRow): JsonRecord {
     type: label.group_id === null ? 'ProjectLabel' : 'GroupLabel',
     priorities,
   }
+}
+
+/** labelRecord's JSON, by the database, of the label aliased `l`. */
+function labelJson(json: SqlJsonDialect): SqlJson {
+  const l = (name: string) => column('l', name)
+  const priority = json.object([
+    ['project_id', json.value(l('project_id'))],
+    ['label_id', json.value(l('id'))],
+    ['priority', json.value(l('priority'))],
+    ['created_at', json.instant(l('updated_at'))],
+    ['updated_at', json.instant(l('updated_at'))],
+  ])
+  return json.object([
+    ['id', json.value(l('id'))],
+    ['title', json.value(l('title'))],
+    ['color', json.value(l('color'))],
+    ['project_id', json.value(l('project_id'))],
+    ['created_at', json.instant(l('created_at'))],
+    ['updated_at', json.instant(l('updated_at'))],
+    ['template', constant(false)],
+    ['description', json.value(l('description'))],
+    ['group_id', json.value(l('group_id'))],
+    ['type', sql`case when ${l('group_id')} is null then '"ProjectLabel"' else '"GroupLabel"' end`],
+    ['priorities', sql`case when ${l('priority')} is null then '[]' else '[' || ${priority} || ']' end`],
+  ])
+}
+
+/** labelLinksOf's JSON, by the database, of one target's label links. */
+export function labelLinksJson(json: SqlJsonDialect, targetType: 'Issue' | 'MergeRequest', targetId: RawBuilder<unknown>): SqlJson {
+  const ll = (name: string) => column('ll', name)
+  return json.array(json.object([
+    ['label_id', json.value(ll('label_id'))],
+    ['target_id', json.value(ll('target_id'))],
+    ['target_type', json.value(ll('target_type'))],
+    ['label', labelJson(json)],
+  ]), sql`from label_links ll join labels l on l.id = ll.label_id where ll.target_type = ${sql.lit(targetType)} and ll.target_id = ${targetId}`, ll('label_id'))
 }
 
 /** Label links of the targets (each with its label and the label's priorities), by target id. */
@@ -89,6 +148,25 @@ export function milestoneRecord(milestone: MilestoneRow, events: JsonRecord[]): 
   }
 }
 
+/** milestoneRecord's JSON, by the database, of the milestone of id `milestoneId` (null when there is none). */
+export function milestoneJson(json: SqlJsonDialect, milestoneId: RawBuilder<unknown>): SqlJson {
+  const m = (name: string) => column('m', name)
+  return sql`(select ${json.object([
+    ['id', json.value(m('id'))],
+    ['title', json.value(m('title'))],
+    ['project_id', json.value(m('project_id'))],
+    ['group_id', json.value(m('group_id'))],
+    ['description', json.value(m('description'))],
+    ['due_date', json.value(m('due_date'))],
+    ['start_date', json.value(m('start_date'))],
+    ['created_at', json.instant(m('created_at'))],
+    ['updated_at', json.instant(m('updated_at'))],
+    ['state', json.value(m('state'))],
+    ['iid', json.value(m('iid'))],
+    ['events', eventsJson(json, 'Milestone', m('id'))],
+  ])} from milestones m where m.id = ${milestoneId})`
+}
+
 /** The milestones of the given ids with their events, by id. */
 export async function milestonesById(db: Db, ids: Iterable<number | null>): Promise<Map<number, JsonRecord>> {
   const wanted = [...ids].filter((id): id is number => id !== null)
@@ -109,6 +187,19 @@ export async function awardEmojiOf(db: Db, awardableType: 'Issue' | 'MergeReques
     })))
   }
   return records
+}
+
+/** awardEmojiOf's JSON, by the database, of one awardable's award emoji. */
+export function awardEmojiJson(json: SqlJsonDialect, awardableType: 'Issue' | 'MergeRequest' | 'Snippet' | 'Note', awardableId: RawBuilder<unknown>): SqlJson {
+  const a = (name: string) => column('a', name)
+  return json.array(json.object([
+    ['id', json.value(a('id'))],
+    ['name', json.value(a('name'))],
+    ['user_id', json.value(a('user_id'))],
+    ['awardable_type', json.value(a('awardable_type'))],
+    ['created_at', json.instant(a('created_at'))],
+    ['updated_at', json.instant(a('updated_at'))],
+  ]), sql`from award_emoji a where a.awardable_type = ${sql.lit(awardableType)} and a.awardable_id = ${awardableId}`, a('id'))
 }
 
 /** Where a diff note sits, as the original's Gitlab::Diff::Position (and its line code), from the note's line and the diff's commits. */
@@ -173,6 +264,43 @@ function noteRecord(note: NoteRow, author: string | undefined, refs: DiffRefs | 
   }
 }
 
+/**
+ * The JSON of one noteable's notes with their events, by the database, when none of them sits on a
+ * diff line (null otherwise: a diff note's line code is a SHA-1 neither database computes; such
+ * notes are written by noteRecord).
+ */
+export function notesJson(json: SqlJsonDialect, noteableType: 'Issue', noteableId: RawBuilder<unknown>): SqlJson {
+  const n = (name: string) => column('n', name)
+  const note = json.object([
+    ['id', json.value(n('id'))],
+    ['note', json.value(n('body'))],
+    ['noteable_type', json.value(n('noteable_type'))],
+    ['author_id', json.value(n('author_id'))],
+    ['created_at', json.instant(n('created_at'))],
+    ['updated_at', json.instant(n('updated_at'))],
+    ['project_id', json.value(n('project_id'))],
+    ['attachment', constant({ url: null })],
+    ['line_code', constant(null)],
+    ['commit_id', json.value(n('commit_id'))],
+    ['noteable_id', json.value(n('noteable_id'))],
+    ['system', json.flag(n('system'))],
+    ['updated_by_id', constant(null)],
+    ['type', json.value(n('type'))],
+    ['position', constant(null)],
+    ['original_position', constant(null)],
+    ['resolved_at', json.instant(n('resolved_at'))],
+    ['resolved_by_id', json.value(n('resolved_by_id'))],
+    ['discussion_id', json.value(n('discussion_id'))],
+    ['change_position', constant(null)],
+    ['resolved_by_push', constant(null)],
+    ['author', sql`'{"name":' || coalesce((select ${json.value(sql`coalesce(u.name, '')`)} from users u where u.id = ${n('author_id')}), '""') || '}'`],
+    ['events', eventsJson(json, 'Note', n('id'))],
+  ])
+  const where = sql`from notes n where n.noteable_type = ${sql.lit(noteableType)} and n.noteable_id = ${noteableId}`
+  return sql`case when exists (select 1 ${where} and n.path is not null and n.line is not null) then null
+    else ${json.array(note, where, n('id'))} end`
+}
+
 /** Records of `rows` (notes of one batch of noteables) with their author's name and, if asked, their events. */
 async function noteRecords(db: Db, rows: NoteRow[], options: NoteOptions): Promise<JsonRecord[]> {
   const authors = new Map((await rowsIn(rows.map((note) => note.author_id), (chunk) => db.selectFrom('users')
@@ -199,6 +327,19 @@ export async function commitNotesOf(db: Db, projectId: number, shas: readonly st
     .where('project_id', '=', projectId).where('commit_id', 'in', chunk).orderBy('commit_id').orderBy('id').execute())
   const records = await noteRecords(db, rows, { events: true })
   return groupBy(records, (record) => record.commit_id as string)
+}
+
+/** timelogsOf's JSON, by the database, of the issuable aliased `alias`. */
+export function timelogsJson(json: SqlJsonDialect, alias: string, key: 'issue_id' | 'merge_request_id'): SqlJson {
+  const issuable = (name: string) => column(alias, name)
+  return sql`case when coalesce(${issuable('total_time_spent')}, 0) = 0 then '[]' else '[' || ${json.object([
+    ['time_spent', json.number(issuable('total_time_spent'))],
+    ['user_id', json.value(issuable('author_id'))],
+    [key, json.value(issuable('id'))],
+    ['spent_at', constant(null)],
+    ['created_at', json.instant(issuable('updated_at'))],
+    ['updated_at', json.instant(issuable('updated_at'))],
+  ])} || ']' end`
 }
 
 /**
