@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { pino } from 'pino'
@@ -84,15 +84,11 @@ export interface TestAppOptions {
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-test-'))
   const server = testDatabaseServer()
-  const database = server === null ? null : await createTestDatabase(server, options.icuLocale)
-  const config = loadConfig({
-    INGOT_DATA_DIR: dataDir,
-    INGOT_DATABASE_URL: database?.url ?? '',
-    INGOT_EXTERNAL_URL: EXTERNAL_URL,
-    INGOT_ROOT_PASSWORD: ROOT_PASSWORD,
-    INGOT_ROOT_TOKEN: ROOT_TOKEN,
-    ...options.env,
-  })
+  // A locale of its own needs template0; any other database starts as a copy of the migrated one.
+  const database = server === null ? null : options.icuLocale !== undefined
+    ? await createTestDatabase(server, options.icuLocale)
+    : await createTestDatabase(server, undefined, await migratedTemplate(server))
+  const config = testConfig(dataDir, database?.url ?? '', options.env)
   const log = options.log ?? pino({ level: process.env.INGOT_TEST_LOG_LEVEL ?? 'silent' })
   const ctx = await openContext(config, log)
   await seedRoot(ctx)
@@ -112,6 +108,17 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (database !== null) await database.drop()
     },
   }
+}
+
+function testConfig(dataDir: string, databaseUrl: string, env: Record<string, string> = {}) {
+  return loadConfig({
+    INGOT_DATA_DIR: dataDir,
+    INGOT_DATABASE_URL: databaseUrl,
+    INGOT_EXTERNAL_URL: EXTERNAL_URL,
+    INGOT_ROOT_PASSWORD: ROOT_PASSWORD,
+    INGOT_ROOT_TOKEN: ROOT_TOKEN,
+    ...env,
+  })
 }
 
 async function inject(app: FastifyInstance, method: string, urlPath: string, options: RequestOptions): Promise<ApiResponse> {
@@ -153,13 +160,17 @@ export function toQueryString(query: NonNullable<RequestOptions['query']>): stri
   return parts.join('&')
 }
 
-export async function createTestDatabase(serverUrl: string, icuLocale?: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A new, empty database on the PostgreSQL server (with the ICU locale when given), or a copy of
+ * `template` (a name from migratedTemplate()).
+ */
+export async function createTestDatabase(serverUrl: string, icuLocale?: string, template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `ingot_test_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: serverUrl })
   await admin.connect()
   try {
     const locale = icuLocale === undefined ? '' : ` template template0 locale_provider icu icu_locale '${icuLocale.replace(/'/g, '')}'`
-    await admin.query(`create database ${name}${locale}`)
+    await admin.query(`create database ${name}${template === undefined ? locale : ` template ${template}`}`)
   } finally {
     await admin.end()
   }
@@ -177,4 +188,64 @@ export async function createTestDatabase(serverUrl: string, icuLocale?: string):
       }
     },
   }
+}
+
+// Migrating a PostgreSQL database and installing pg-boss's schema cost seconds, in every test that
+// builds an app; copying a database that has them (CREATE DATABASE … TEMPLATE) costs a fraction of
+// one. The template is made once per schema on the server and kept for later runs: its name holds
+// a digest of what shapes it (the migrations and pg-boss's version), so a changed schema gets a new
+// one. The app's start still migrates and opens the queue on the copy, which finds nothing to do.
+const MIGRATION_SOURCES = new URL('../../src/db/migrations/', import.meta.url)
+const PG_BOSS_PACKAGE = new URL('../../node_modules/pg-boss/package.json', import.meta.url)
+const TEMPLATE_BUILD_LOCK = 0x1_6e_07 // an advisory lock key of the test helpers' own
+const templates = new Map<string, Promise<string>>()
+
+function migratedTemplate(serverUrl: string): Promise<string> {
+  let template = templates.get(serverUrl)
+  if (template === undefined) {
+    template = findOrBuildTemplate(serverUrl)
+    templates.set(serverUrl, template)
+  }
+  return template
+}
+
+async function findOrBuildTemplate(serverUrl: string): Promise<string> {
+  const name = `ingot_test_template_${await schemaDigest()}`
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  try {
+    // Test processes run side by side: one builds, the others wait for it and find it made.
+    await admin.query('select pg_advisory_lock($1)', [TEMPLATE_BUILD_LOCK])
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name])
+    if (found.rowCount === 0) {
+      // Built under another name and renamed when complete: a build cut short leaves no template.
+      const building = 'ingot_test_template_building'
+      await admin.query(`drop database if exists ${building} with (force)`)
+      await admin.query(`create database ${building}`)
+      const url = new URL(serverUrl)
+      url.pathname = `/${building}`
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-test-template-'))
+      try {
+        const ctx = await openContext(testConfig(dataDir, url.toString()), pino({ level: 'silent' }))
+        await ctx.close()
+      } finally {
+        await fs.rm(dataDir, { recursive: true, force: true })
+      }
+      await admin.query(`alter database ${building} rename to ${name}`)
+      // A connection to a template makes copying it fail.
+      await admin.query(`alter database ${name} allow_connections false`)
+    }
+  } finally {
+    await admin.end() // releases the lock
+  }
+  return name
+}
+
+async function schemaDigest(): Promise<string> {
+  const digest = createHash('sha256')
+  for (const file of (await fs.readdir(MIGRATION_SOURCES)).sort()) {
+    digest.update(file).update(await fs.readFile(new URL(file, MIGRATION_SOURCES)))
+  }
+  digest.update(await fs.readFile(PG_BOSS_PACKAGE))
+  return digest.digest('hex').slice(0, 16)
 }

@@ -4,6 +4,11 @@
 // parameters. No answer may be a 5xx or take longer than a bound, and the server answers normally
 // afterwards. Values come from fast-check with a fixed seed (FUZZ_SEED to change it, FUZZ_RUNS for
 // more values of each class), so a failure names a case that replays.
+//
+// The walk is long, so it is cut into parts that the test runner runs side by side
+// (test/api/fuzz-*.test.ts): part k of n fuzzes every n-th route, starting with the k-th. Each
+// part draws every route's values, its own routes' or not, so that a route meets the same values
+// whichever part it falls in and however many parts there are.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
@@ -125,7 +130,14 @@ function hostilePath(url: string, values: readonly string[]): string {
   return url.replace(/:[a-z_]+|\*$/g, () => encodeURIComponent(values[index++ % values.length] ?? ''))
 }
 
-describe('fuzzing every route', () => {
+/** Fuzzes part `part` (1 to `parts`) of the routes. */
+export function fuzzRoutePart(part: number, parts: number): void {
+  describe(`fuzzing every route, part ${part} of ${parts}`, () => {
+    fuzzRoutesWhere((index) => index % parts === part - 1)
+  })
+}
+
+function fuzzRoutesWhere(inPart: (routeIndex: number) => boolean): void {
   let t: TestApp
   let fixtures: Fixtures
   /** Every case that failed, so that one run shows them all. */
@@ -178,11 +190,12 @@ describe('fuzzing every route', () => {
 
   it('answers hostile queries, bodies and path parameters on every route without a 5xx or a hang', async () => {
     const routes = t.app.routeTable.filter((route) => route.method !== 'HEAD')
-    const deletions = routes.filter((route) => route.method === 'DELETE')
+      .map((route, index) => ({ route, fuzzed: inPart(index) }))
+    const deletions = routes.filter(({ route }) => route.method === 'DELETE')
     // Deletions last, so that the other routes find what they act on; between them, every read
     // again with plain input: what the hostile writes stored must not break it.
-    await fuzzRoutes(routes.filter((route) => route.method !== 'DELETE'))
-    for (const route of routes.filter((route) => route.method === 'GET')) await send(route, validPath(route.url, fixtures), {})
+    await fuzzRoutes(routes.filter(({ route }) => route.method !== 'DELETE'))
+    for (const { route } of routes.filter(({ route }) => route.method === 'GET')) await send(route, validPath(route.url, fixtures), {})
     await fuzzRoutes(deletions)
     assert.deepEqual(failures, [])
     const version = await t.api('GET', '/version')
@@ -220,22 +233,23 @@ describe('fuzzing every route', () => {
     }
   }
 
-  async function fuzzRoutes(routes: readonly DeclaredRoute[]): Promise<void> {
+  /** Every route's values are drawn, in order; only the part's own routes are sent them. */
+  async function fuzzRoutes(routes: readonly { route: DeclaredRoute; fuzzed: boolean }[]): Promise<void> {
     if (snapshots.length === 0) await takeSnapshots()
-    for (const route of routes) {
+    for (const { route, fuzzed } of routes) {
+      const queries = hostileCases(route.schema?.querystring as SchemaNode | undefined, draw)
+      const paths = Array.from({ length: 2 * RUNS }, () =>
+        hostilePath(route.url, draw(fc.array(fc.string({ unit: 'binary', maxLength: 300 }), { minLength: 1, maxLength: 3 }))))
+      const bodies = route.method === 'GET' ? [] : hostileCases(route.schema?.body as SchemaNode | undefined, draw)
+      if (!fuzzed) continue
       await restoreFixtures()
       const url = validPath(route.url, fixtures)
-      for (const params of hostileCases(route.schema?.querystring as SchemaNode | undefined, draw)) {
-        await send(route, url, { query: qs.stringify(params) })
-      }
-      for (let run = 0; run < 2 * RUNS; run++) {
-        await send(route, hostilePath(route.url, draw(fc.array(fc.string({ unit: 'binary', maxLength: 300 }), { minLength: 1, maxLength: 3 }))), {})
-      }
-      if (route.method === 'GET') continue
-      for (const params of hostileCases(route.schema?.body as SchemaNode | undefined, draw)) {
+      for (const params of queries) await send(route, url, { query: qs.stringify(params) })
+      for (const path of paths) await send(route, path, {})
+      for (const params of bodies) {
         await send(route, url, { json: params })
         await send(route, url, { form: qs.stringify(params) })
       }
     }
   }
-})
+}
