@@ -234,6 +234,10 @@ async function findOrBuildTemplate(serverUrl: string): Promise<string> {
       await admin.query(`alter database ${building} rename to ${name}`)
       // A connection to a template makes copying it fail.
       await admin.query(`alter database ${name} allow_connections false`)
+      // The templates of earlier schemas serve no run of this one: at most one is left behind.
+      const stale = await admin.query<{ datname: string }>(
+        "select datname from pg_database where datname like 'ingot\\_test\\_template\\_%' and datname <> $1", [name])
+      for (const { datname } of stale.rows) await admin.query(`drop database if exists ${datname} with (force)`)
     }
   } finally {
     await admin.end() // releases the lock
