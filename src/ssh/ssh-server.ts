@@ -54,6 +54,13 @@ export async function startSshServer(ctx: AppContext, options: { port?: number }
     })
     socket.setTimeout(config.connectionTimeoutMs, () => socket.destroy())
     socket.setNoDelay(true)
+    // ssh2 writes every packet as it makes it; what one read of the client's answers (the key
+    // exchange reply and NEWKEYS; the greeting's data, exit status, EOF and close) leaves in one
+    // write: fewer system calls here, fewer wake-ups of the client. Added before ssh2's own listener.
+    socket.on('data', () => {
+      socket.cork()
+      setImmediate(() => socket.uncork())
+    })
     // A ban not yet cached is looked up while the handshake goes on.
     void ctx.throttles.signInBans.addressBanned(address).then((banned) => { if (banned) socket.destroy() }, () => {})
     protocol.injectSocket(socket)
@@ -64,6 +71,14 @@ export async function startSshServer(ctx: AppContext, options: { port?: number }
     const address = info.ip
     let identity: SshIdentity | null = null
     let keysRefused = 0
+    // OpenSSH asks whether a key would do, then signs with it: one lookup per key and connection.
+    const identities = new Map<string, Promise<SshIdentity | null>>()
+    const identityOf = (keyBlob: Buffer) => {
+      const fingerprint = sshFingerprint(keyBlob)
+      let found = identities.get(fingerprint)
+      if (found === undefined) identities.set(fingerprint, found = findSshIdentity(ctx.db, fingerprint))
+      return found
+    }
     const grace = setTimeout(() => client.end(), LOGIN_GRACE_MS)
     client.on('error', (err) => log.debug({ err, address }, 'SSH connection failed'))
     client.on('close', () => {
@@ -78,7 +93,7 @@ export async function startSshServer(ctx: AppContext, options: { port?: number }
         auth.reject(['publickey'])
         if (keysRefused >= MAX_AUTH_TRIES) client.end()
       }
-      authenticate(ctx, auth).then((found) => {
+      authenticate(auth, identityOf).then((found) => {
         if (found === null) return refuseKey()
         // Without a signature the client only asks whether the key would do (it signs next).
         if (auth.signature === undefined) return auth.accept()
@@ -122,8 +137,8 @@ export async function startSshServer(ctx: AppContext, options: { port?: number }
 }
 
 /** The key's identity when the key is one Ingot knows and, when signed, the signature is its own. */
-async function authenticate(ctx: AppContext, auth: AuthContext & { method: 'publickey' }): Promise<SshIdentity | null> {
-  const identity = await findSshIdentity(ctx.db, sshFingerprint(auth.key.data))
+async function authenticate(auth: AuthContext & { method: 'publickey' }, identityOf: (keyBlob: Buffer) => Promise<SshIdentity | null>): Promise<SshIdentity | null> {
+  const identity = await identityOf(auth.key.data)
   if (identity === null || auth.signature === undefined) return identity
   const key = ssh2.utils.parseKey(auth.key.data)
   if (key instanceof Error || Array.isArray(key)) return null
