@@ -2,11 +2,21 @@
 // faster than Node resolving and linking the thousand modules of its dependencies one by one, which
 // is most of a cold start. Native addons stay outside the bundle and load from node_modules.
 // Type checking is `npm run typecheck` (part of `npm test`).
+//
+//   node scripts/build.mjs [--outfile FILE]   FILE defaults to dist/main.js; the tests build their
+//                                             own beside it (test/helpers/ingot-command.ts)
+import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
+
+const { values: options } = parseArgs({ options: { outfile: { type: 'string', default: 'dist/main.js' }, help: { type: 'boolean' } } })
+if (options.help) {
+  console.log('Usage: node scripts/build.mjs [--outfile FILE]\nBundles src/main.ts into FILE (default dist/main.js) with esbuild.')
+  process.exit(0)
+}
 
 await build({
   entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+  outfile: options.outfile,
   bundle: true,
   platform: 'node',
   target: 'node20',

@@ -20,6 +20,7 @@ import { projectFullPath } from './helpers/projects.js'
 import { recoverStuckMerges, STUCK_AFTER_MS } from '../src/services/merge-requests/recover-stuck-merges.js'
 import type { ProjectRow } from '../src/db/schema.js'
 import { freePort } from './helpers/ports.js'
+import { ingotMain } from './helpers/ingot-command.js'
 
 interface RunningServer {
   child: ChildProcess
@@ -38,7 +39,7 @@ describe('a server killed in the middle of a write', () => {
 
   async function startServer(): Promise<RunningServer> {
     const port = await freePort()
-    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'web'], {
+    const child = spawn(process.execPath, [ingotMain(), 'web'], {
       env: {
         ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl,
         INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_PORT: String(port), INGOT_SSH_PORT: '0', INGOT_LOG_LEVEL: 'warn', INGOT_LOG_FORMAT: 'json',

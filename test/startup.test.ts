@@ -21,6 +21,7 @@ import { buildTestApp, createTestDatabase, ROOT_PASSWORD, testDatabaseServer, ty
 import { until } from './helpers/jobs.js'
 import { freePort } from './helpers/ports.js'
 import { SIGNING_KEY_FILE } from '../src/services/oauth/signing-key.js'
+import { ingotMain } from './helpers/ingot-command.js'
 
 const run = promisify(execFile)
 
@@ -159,14 +160,13 @@ describe('first and second start', () => {
 
 describe('the ingot command', () => {
   it('answers --help and refuses an unknown command or a bad setting', async () => {
-    const main = path.resolve('src/main.ts')
-    const help = await run(process.execPath, ['--import', 'tsx', main, '--help'])
+    const help = await run(process.execPath, [ingotMain(), '--help'])
     assert.match(help.stdout, /Usage: ingot <command>/)
-    await assert.rejects(run(process.execPath, ['--import', 'tsx', main, 'frobnicate']), (err: { code?: number; stderr?: string }) =>
+    await assert.rejects(run(process.execPath, [ingotMain(), 'frobnicate']), (err: { code?: number; stderr?: string }) =>
       err.code === 2 && /unknown command "frobnicate"/.test(err.stderr ?? ''))
-    await assert.rejects(run(process.execPath, ['--import', 'tsx', main, 'migrate'], { env: { ...process.env, INGOT_PORT: 'x' } }),
+    await assert.rejects(run(process.execPath, [ingotMain(), 'migrate'], { env: { ...process.env, INGOT_PORT: 'x' } }),
       (err: { code?: number; stderr?: string }) => err.code === 2 && /INGOT_PORT/.test(err.stderr ?? ''))
-    await assert.rejects(run(process.execPath, ['--import', 'tsx', main, 'worker', '--no-jobs']), (err: { code?: number; stderr?: string }) =>
+    await assert.rejects(run(process.execPath, [ingotMain(), 'worker', '--no-jobs']), (err: { code?: number; stderr?: string }) =>
       err.code === 2 && /unknown option "--no-jobs" for worker/.test(err.stderr ?? ''))
     assert.match(help.stdout, /--no-jobs/)
     assert.match(help.stdout, /INGOT_WEB_JOBS/)
@@ -182,7 +182,7 @@ describe('the ingot command', () => {
       const dataDir = path.join(dir, 'data')
       const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, INGOT_DATA_DIR: dataDir, INGOT_DATABASE_URL: '' }
       for (const command of ['web', 'worker', 'migrate']) {
-        await assert.rejects(run(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), command], { env }),
+        await assert.rejects(run(process.execPath, [ingotMain(), command], { env }),
           (err: { code?: number; stderr?: string }) => {
             assert.equal(err.code, 2, `${command}: ${err.stderr}`)
             assert.match(err.stderr ?? '', /^ingot: git 2\.39\.0 is too old: Ingot needs git 2\.39\.1 or newer/)
@@ -202,7 +202,7 @@ describe('the ingot command', () => {
 
     /** `ingot <args>` on the test app's database and data directory (web: on `port`); `ready` resolves once its output matches. */
     const start = (args: string[], ready: RegExp, port = 0, env: Record<string, string> = {}) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), ...args], {
+      const child = spawn(process.execPath, [ingotMain(), ...args], {
         env: {
           ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl,
           INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_LOG_LEVEL: 'info', INGOT_BUILTIN_RUNNER: 'false', INGOT_SSH_PORT: '0', ...(port === 0 ? {} : { INGOT_PORT: String(port) }), ...env,

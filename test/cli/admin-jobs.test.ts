@@ -1,4 +1,4 @@
-// `ingot admin jobs`, run as an operator runs it: a child process of `src/main.ts` on the database
+// `ingot admin jobs`, run as an operator runs it: a child process of the `ingot` command on the database
 // of a test app (SQLite, or pg-boss on its own PostgreSQL database) holding real dead jobs, made
 // by a kind whose attempts fail; the test's queue, another process as far as the command knows,
 // then sees what the command did. The command works no job and schedules nothing.
@@ -9,29 +9,26 @@ import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import { sql } from 'kysely'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { runIngot, type IngotRun } from '../helpers/ingot-command.js'
 import { openTestQueue } from '../helpers/jobs.js'
 import { defineJobKind } from '../../src/jobs/kind.js'
 import type { JobQueue } from '../../src/jobs/queue.js'
 import { REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
 
-const MAIN = path.resolve('src/main.ts')
+type Run = IngotRun
 
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
+const environmentOf = (t: TestApp) => ({ ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl })
 
-/** Runs `ingot admin jobs <args>` to its end (a minute at most). */
+/** Runs `ingot admin jobs <args>` on the test app's database to its end. */
 function jobs(t: TestApp, args: readonly string[]): Promise<Run> {
-  return node(t, [MAIN, 'admin', 'jobs', ...args])
+  return runIngot(['admin', 'jobs', ...args], environmentOf(t))
 }
 
 /** Runs node (with tsx) on these arguments, on the test app's database, to its end (a minute at most). */
-function node(t: TestApp, args: readonly string[]): Promise<Run & { signal: NodeJS.Signals | null }> {
+function node(t: TestApp, args: readonly string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      env: { ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl },
+      env: environmentOf(t),
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 60_000,
     })

@@ -1,36 +1,16 @@
 // `ingot admin runners registration-token`, run as an operator runs it: a child process of
-// `src/main.ts` on the database of a test app, whose token then registers an instance runner
+// the `ingot` command on the database of a test app, whose token then registers an instance runner
 // through the API, and stays the same from one run to the next.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import path from 'node:path'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { runIngot, type IngotRun } from '../helpers/ingot-command.js'
 import { makeGroup } from '../helpers/factories.js'
 
-const MAIN = path.resolve('src/main.ts')
 
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-/** Runs `ingot admin runners <args>` to its end (a minute at most). */
-function runners(t: TestApp, args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'admin', 'runners', ...args], {
-      env: { ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 60_000,
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8') })
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8') })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+/** Runs `ingot admin runners <args>` on the test app's database to its end. */
+function runners(t: TestApp, args: readonly string[]): Promise<IngotRun> {
+  return runIngot(['admin', 'runners', ...args], { ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl })
 }
 
 describe('ingot admin runners', () => {

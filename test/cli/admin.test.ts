@@ -1,39 +1,21 @@
-// `ingot admin`, run as an operator runs it: a child process of `src/main.ts` on the database of a
+// `ingot admin`, run as an operator runs it: a child process of the `ingot` command on the database of a
 // test app (SQLite in its data directory, or its own PostgreSQL database), which then sees what
 // the command did: users checked as the API checks them, passwords, tokens that authenticate.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import path from 'node:path'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { runIngot, type IngotRun } from '../helpers/ingot-command.js'
 import { passwordMatches } from '../../src/auth/secrets.js'
 import { startSession } from '../../src/services/sessions/sign-in.js'
 import { isoDateOf } from '../../src/db/values.js'
 import { accountKey } from '../../src/services/throttles/sign-in-bans.js'
 
-const MAIN = path.resolve('src/main.ts')
 
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
+type Run = IngotRun
 
-/** Runs `ingot <args>` to its end (a minute at most) with `stdin` as its standard input. */
+/** Runs `ingot <args>` on the test app's database to its end, with `stdin` as its standard input. */
 function ingot(t: TestApp, args: readonly string[], stdin = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      env: { ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl },
-      timeout: 60_000,
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8') })
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8') })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(stdin)
-  })
+  return runIngot(args, { ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl }, stdin)
 }
 
 const admin = (t: TestApp, args: readonly string[], stdin?: string) => ingot(t, ['admin', ...args], stdin)

@@ -1,4 +1,4 @@
-// A real `ingot runner` process (node src/main.ts runner) for end-to-end tests: registered as an
+// A real `ingot runner` process (the `ingot` command, test/helpers/ingot-command.ts) for end-to-end tests: registered as an
 // instance runner with the test app's registration token, talking to the app on its socket (the
 // git client's), in a runner directory of its own. One per test file: the jobs of every test run
 // on it.
@@ -10,6 +10,7 @@ import type { TestApp } from './app.js'
 import type { GitClient } from './git-server.js'
 import { until } from './jobs.js'
 import { instanceRunnersToken } from '../../src/services/ci/runners/registration-tokens.js'
+import { ingotMain } from './ingot-command.js'
 
 export interface RunnerProcess {
   /** The runner's directory (INGOT_RUNNER_DIR). */
@@ -23,7 +24,7 @@ export interface RunnerProcess {
 /** Starts the runner and waits until it says it started; `env` is added to its environment. */
 export async function startRunnerProcess(t: TestApp, client: GitClient, env: Record<string, string> = {}): Promise<RunnerProcess> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-runner-e2e-'))
-  const runner = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'runner'], {
+  const runner = spawn(process.execPath, [ingotMain(), 'runner'], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       INGOT_RUNNER_URL: client.baseUrl,

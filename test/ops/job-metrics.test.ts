@@ -5,7 +5,6 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
-import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { buildTestApp, ROOT_PASSWORD, type TestApp } from '../helpers/app.js'
@@ -19,6 +18,7 @@ import type { JobQueue } from '../../src/jobs/queue.js'
 import { Metrics } from '../../src/metrics/metrics.js'
 import { REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
 import { freePort } from '../helpers/ports.js'
+import { ingotMain } from '../helpers/ingot-command.js'
 
 const run = promisify(execFile)
 
@@ -120,7 +120,7 @@ describe('INGOT_WORKER_METRICS_PORT', () => {
   })
 
   it('is named by `ingot --help`', async () => {
-    const help = await run(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), '--help'])
+    const help = await run(process.execPath, [ingotMain(), '--help'])
     assert.match(help.stdout, /INGOT_WORKER_METRICS_PORT \(0: none; a port on INGOT_HOST where `ingot worker` serves \/-\/metrics\)/)
   })
 
@@ -131,7 +131,7 @@ describe('INGOT_WORKER_METRICS_PORT', () => {
 
     it('serves the counters of the jobs it ran on its own listener, to the allowed addresses only', async () => {
       const port = await freePort()
-      const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'worker'], {
+      const child = spawn(process.execPath, [ingotMain(), 'worker'], {
         env: {
           ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl,
           INGOT_ROOT_PASSWORD: ROOT_PASSWORD, INGOT_LOG_LEVEL: 'info', INGOT_LOG_FORMAT: 'json',

@@ -11,6 +11,7 @@ import { promisify } from 'node:util'
 import { ConfigError, loadConfig } from '../../src/config.js'
 import { createLogger, logFormatFor } from '../../src/logger.js'
 import { testDatabaseServer } from '../helpers/app.js'
+import { ingotMain } from '../helpers/ingot-command.js'
 
 const run = promisify(execFile)
 
@@ -42,7 +43,7 @@ describe('log formats', () => {
     if (testDatabaseServer() !== null) return t.skip('a first start on the embedded database is enough to see the lines')
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-logs-'))
     try {
-      const migrate = (format: string) => run(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'migrate'], {
+      const migrate = (format: string) => run(process.execPath, [ingotMain(), 'migrate'], {
         env: { ...process.env, INGOT_DATA_DIR: path.join(dataDir, format), INGOT_LOG_FORMAT: format }, timeout: 60_000,
       })
       const [json, pretty] = await Promise.all([migrate('json'), migrate('pretty')])

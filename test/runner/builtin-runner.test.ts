@@ -12,6 +12,7 @@ import { promisify } from 'node:util'
 import { createTestDatabase, testDatabaseServer } from '../helpers/app.js'
 import { until } from '../helpers/jobs.js'
 import { freePort } from '../helpers/ports.js'
+import { ingotMain } from '../helpers/ingot-command.js'
 
 const execFileAsync = promisify(execFile)
 const ROOT_TOKEN = 'builtin-runner-test-root-token'
@@ -83,7 +84,7 @@ describe('the built-in runner of ingot web', () => {
     database = server === null ? null : await createTestDatabase(server)
     const port = await freePort()
     url = `http://127.0.0.1:${port}`
-    web = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'web'], {
+    web = spawn(process.execPath, [ingotMain(), 'web'], {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin', INGOT_DATA_DIR: path.join(dir, 'data'), INGOT_DATABASE_URL: database?.url ?? '',
         INGOT_PORT: String(port), INGOT_SSH_PORT: '0', INGOT_EXTERNAL_URL: url, INGOT_ROOT_PASSWORD: 'root-password-for-tests', INGOT_ROOT_TOKEN: ROOT_TOKEN,

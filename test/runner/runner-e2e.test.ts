@@ -1,5 +1,5 @@
 // The built-in runner end to end: a real Ingot on a socket, a real `ingot runner` process
-// (node src/main.ts runner) registered with the instance's registration token, and CI files pushed
+// (the `ingot` command) registered with the instance's registration token, and CI files pushed
 // with git over HTTP. The jobs really run, in the bubblewrap sandbox: traces, artifacts passed
 // between stages, a cache kept between pipelines, a failing script, cancel, timeout and retry,
 // each seen from the API as a user sees it.
@@ -18,6 +18,7 @@ import { projectFullPath } from '../helpers/projects.js'
 import { startRunnerProcess, type RunnerProcess } from '../helpers/runner-process.js'
 import { runDueSchedules } from '../../src/services/ci/pipeline-schedules.js'
 import type { ProjectRow } from '../../src/db/schema.js'
+import { ingotMain } from '../helpers/ingot-command.js'
 
 const FINISHED = ['success', 'failed', 'canceled', 'skipped']
 
@@ -104,7 +105,7 @@ describe('ingot runner end to end', () => {
   })
 
   it('keeps a second runner process out of its directory', async () => {
-    const second = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'runner'], {
+    const second = spawn(process.execPath, [ingotMain(), 'runner'], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', INGOT_RUNNER_URL: client.baseUrl, INGOT_RUNNER_DIR: runnerDir, INGOT_LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

@@ -9,9 +9,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../helpers/ports.js'
 import { testDatabaseServer } from '../helpers/app.js'
+import { ingotMain } from '../helpers/ingot-command.js'
 
 function startWeb(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'web'], {
+  const child = spawn(process.execPath, [ingotMain(), 'web'], {
     env: { ...process.env, INGOT_BUILTIN_RUNNER: 'false', INGOT_LOG_LEVEL: 'info', INGOT_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
