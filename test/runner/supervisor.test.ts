@@ -1,6 +1,8 @@
 // The built-in runner's supervisor, with stand-ins for `ingot runner` (small node scripts): a
 // child that dies is started again, one that exits as misconfigured (78) or cleanly is left
-// stopped, stop() ends the child, and the child sees only the environment it was given.
+// stopped, stop() ends the child, and the child sees only the environment it was given. Each test
+// waits for what the children have done, not for a time: a node child can take seconds to start
+// on a loaded machine.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs/promises'
@@ -8,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { pino } from 'pino'
 import { superviseRunner } from '../../src/runner/supervisor.js'
+import { until } from '../helpers/jobs.js'
 
 let dir: string
 const log = pino({ level: 'silent' })
@@ -35,10 +38,8 @@ describe('runner supervisor', () => {
     const runner = await standIn('dies', 'process.exit(1)')
     const supervised = superviseRunner({ command: runner.command, env: { GIVEN: 'given' }, log, restartDelayMs: 50 })
     try {
-      await sleep(1500)
-      const starts = await runner.starts()
-      assert.ok(starts.length >= 3, `started ${starts.length} times`)
-      assert.deepEqual(new Set(starts), new Set(['no secret given']))
+      await until(async () => (await runner.starts()).length >= 3, 'three starts')
+      assert.deepEqual(new Set(await runner.starts()), new Set(['no secret given']))
     } finally {
       await supervised.stop()
     }
@@ -47,16 +48,19 @@ describe('runner supervisor', () => {
   it('leaves a child that cannot work as configured (78) stopped', async () => {
     const runner = await standIn('misconfigured', 'process.exit(78)')
     const supervised = superviseRunner({ command: runner.command, env: { GIVEN: 'given' }, log, restartDelayMs: 50 })
-    await sleep(800)
+    await until(async () => (await runner.starts()).length === 1, 'the first start')
+    // Many restart delays later it has still been started once.
+    await sleep(500)
     assert.equal((await runner.starts()).length, 1)
     await supervised.stop()
   })
 
   it('stops the child with SIGTERM, and restarts it no more', async () => {
     const stopped = path.join(dir, 'stopped')
-    const runner = await standIn('long', `process.on('SIGTERM', () => { require('fs').writeFileSync(${JSON.stringify(stopped)}, 'yes'); process.exit(0) }); setInterval(() => {}, 1000)`)
+    const listening = path.join(dir, 'listening')
+    const runner = await standIn('long', `process.on('SIGTERM', () => { require('fs').writeFileSync(${JSON.stringify(stopped)}, 'yes'); process.exit(0) }); require('fs').writeFileSync(${JSON.stringify(listening)}, 'yes'); setInterval(() => {}, 1000)`)
     const supervised = superviseRunner({ command: runner.command, env: { GIVEN: 'given' }, log, restartDelayMs: 50 })
-    await sleep(500)
+    await until(() => fs.access(listening).then(() => true, () => false), 'the child to listen for SIGTERM')
     await supervised.stop()
     assert.equal(await fs.readFile(stopped, 'utf8'), 'yes')
     await sleep(300)
