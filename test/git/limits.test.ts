@@ -13,6 +13,7 @@ import { writeCommit } from '../../src/git/write.js'
 import { diffCommits, diffOverflows } from '../../src/git/diff.js'
 import { COMPARE_COMMITS_LIMIT, compareCommits } from '../../src/git/compare.js'
 import { scratchRepository, type ScratchRepository } from '../helpers/scratch-repository.js'
+import { writeCommitLine } from '../helpers/git.js'
 
 describe('git output limits', () => {
   let dir: string
@@ -122,10 +123,9 @@ describe('diff and compare limits', () => {
     assert.deepEqual([byLines.diffs.length, byLines.overflow], [2, true])
     assert.equal(diffOverflows(await diffCommits(repo, null, first)), false)
 
-    parent = first
-    for (let i = 0; i < COMPARE_COMMITS_LIMIT + 5; i++) {
-      parent = await writeCommit(repo, { parent, message: `commit ${i}`, author: who, committer: who, changes: [{ path: 'n.txt', content: Buffer.from(`${i}\n`) }] })
-    }
+    parent = (await writeCommitLine(repo, {
+      ref: 'refs/heads/compared', parent: first, count: COMPARE_COMMITS_LIMIT + 5, path: 'n.txt', contentOf: (i) => `${i}\n`, messageOf: (i) => `commit ${i}`, author: who,
+    })).at(-1)!
     const comparison = await compareCommits(repo, first, parent, false)
     assert.equal(comparison.commits.length, COMPARE_COMMITS_LIMIT)
     assert.equal(comparison.commits.at(-1)?.id, parent, 'the newest commits, the head last')

@@ -8,6 +8,7 @@ import { writeCommit } from '../../src/git/write.js'
 import { countPushedCommits, pushedCommitIds } from '../../src/git/pushed-commits.js'
 import { gitProcessCounts } from '../../src/git/processes.js'
 import { scratchRepository, type ScratchRepository } from '../helpers/scratch-repository.js'
+import { writeCommitLine } from '../helpers/git.js'
 
 const who = { name: 'Ada', email: 'ada@example.com' }
 
@@ -20,11 +21,9 @@ describe('commits of a push', () => {
   before(async () => {
     scratch = await scratchRepository('ingot-pushed-')
     repo = scratch.repo
-    let parent: string | null = null
-    for (let i = 0; i < 130; i++) {
-      parent = await writeCommit(repo, { parent, message: `commit ${i}`, author: who, committer: who, changes: [{ path: 'n.txt', content: Buffer.from(`${i}\n`) }] })
-      line.push(parent)
-    }
+    line.push(...await writeCommitLine(repo, {
+      ref: 'refs/heads/master', parent: null, count: 130, path: 'n.txt', contentOf: (i) => `${i}\n`, messageOf: (i) => `commit ${i}`, author: who,
+    }))
   })
   after(() => scratch.close())
 

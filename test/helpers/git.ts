@@ -1,7 +1,7 @@
 // Repositories for tests: commits written straight into a project's bare repository (no push, so
 // no events or default-branch bookkeeping), each branch moved by compare-and-swap.
 import type { TestApp } from './app.js'
-import { NULL_OID } from '../../src/git/repository.js'
+import { NULL_OID, type GitRepository } from '../../src/git/repository.js'
 import { writeCommit, type Identity, type TreeChange } from '../../src/git/write.js'
 
 export const TEST_AUTHOR: Identity = { name: 'Ada Lovelace', email: 'ada@example.com' }
@@ -32,4 +32,36 @@ export async function commitFiles(t: TestApp, projectId: number, files: FileChan
   const id = await writeCommit(repo, { parent, changes, message: options.message ?? `Change ${Object.keys(files).join(', ')}`, author, committer: author })
   if (!await repo.compareAndSwapRef(`refs/heads/${branch}`, id, tip ?? NULL_OID)) throw new Error(`${branch} moved meanwhile`)
   return id
+}
+
+export interface CommitLine {
+  /** The ref the line is written on; it ends at the last commit. */
+  ref: string
+  /** The first commit's parent (the ref's tip, if the ref exists); null for a new root. */
+  parent: string | null
+  count: number
+  /** The one file each commit changes, and its content in commit `i` (from 0). */
+  path: string
+  contentOf: (i: number) => string
+  messageOf: (i: number) => string
+  author?: Identity
+}
+
+/**
+ * Writes a line of single-parent commits in one `git fast-import` and returns their ids, oldest
+ * first. For tests that need a long history: writeCommit starts several git processes per commit.
+ */
+export async function writeCommitLine(repo: GitRepository, line: CommitLine): Promise<string[]> {
+  const who = line.author ?? TEST_AUTHOR
+  const signature = `${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000`
+  const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`
+  let stream = ''
+  for (let i = 0; i < line.count; i++) {
+    stream += `commit ${line.ref}\nmark :${i + 1}\nauthor ${signature}\ncommitter ${signature}\n${data(line.messageOf(i))}`
+    if (i === 0 && line.parent !== null) stream += `from ${line.parent}\n`
+    stream += `M 100644 inline ${line.path}\n${data(line.contentOf(i))}get-mark :${i + 1}\n`
+  }
+  const ids = (await repo.run(['fast-import', '--quiet'], { input: stream })).split('\n').filter((id) => id !== '')
+  if (ids.length !== line.count) throw new Error(`fast-import wrote ${ids.length} of ${line.count} commits`)
+  return ids
 }

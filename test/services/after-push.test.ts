@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeProject, rootActor } from '../helpers/factories.js'
-import { commitFiles, TEST_AUTHOR } from '../helpers/git.js'
+import { commitFiles, TEST_AUTHOR, writeCommitLine } from '../helpers/git.js'
 import { PUSHED_REFS_AT_ONCE, afterPush } from '../../src/services/push/after-push.js'
 import { gitProcessCounts } from '../../src/git/processes.js'
 import { NULL_OID } from '../../src/git/repository.js'
@@ -31,7 +31,9 @@ describe('afterPush commit counts', () => {
     for (let i = 1; i <= 3; i++) await commitFiles(t, project.id, { 'a.txt': `${i}\n` })
     assert.equal(await countOfPush(project, base), 3)
     const later = (await t.ctx.repositories.open(project.id).resolveCommit('refs/heads/master'))!
-    for (let i = 0; i < 120; i++) await commitFiles(t, project.id, { 'b.txt': `${i}\n` })
+    await writeCommitLine(t.ctx.repositories.open(project.id), {
+      ref: 'refs/heads/master', parent: later, count: 120, path: 'b.txt', contentOf: (i) => `${i}\n`, messageOf: (i) => `Change b.txt (${i})`,
+    })
     assert.equal(await countOfPush(project, later), 120)
   })
 
