@@ -141,7 +141,7 @@ interface Reference {
 const MAX_REFERENCES = 2000
 
 function linkReferences(state: StateCore): void {
-  const env = state.env as unknown as RenderEnv
+  const env = state.env as RenderEnv
   for (const block of state.tokens) {
     if (env.linkedReferences >= MAX_REFERENCES) return
     if (block.type !== 'inline' || block.children === null) continue
@@ -245,7 +245,7 @@ function looksLikeSha(hex: string): boolean {
 const NOT_IN_HEADING_ID = /[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu
 
 function anchorHeadings(state: StateCore): void {
-  const env = state.env as unknown as RenderEnv
+  const env = state.env as RenderEnv
   const tokens = state.tokens
   for (let i = 0; i < tokens.length - 1; i++) {
     if (tokens[i]!.type !== 'heading_open') continue
@@ -272,7 +272,7 @@ function headingId(children: Token[]): string {
 function alignTableCellsByClass(state: StateCore): void {
   for (const token of state.tokens) {
     if (token.type !== 'th_open' && token.type !== 'td_open') continue
-    const alignment = /^text-align:(left|center|right)$/.exec(String(token.attrGet('style') ?? ''))
+    const alignment = /^text-align:(left|center|right)$/.exec(token.attrGet('style') ?? '')
     if (alignment === null) continue
     token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style')
     token.attrSet('class', `text-${alignment[1]}`)
