@@ -195,7 +195,12 @@ function splitReferences(text: string, env: RenderEnv, state: StateCore): Token[
 
 function referenceOf(groups: Record<string, string | undefined>, written: string, context: MarkdownContext): Reference | null {
   const base = context.baseUrl
-  if (groups['user'] !== undefined) return { href: `${base}/${groups['user']}`, className: 'gfm gfm-project_member', text: written }
+  const user = groups['user']
+  if (user === 'all') {
+    // Everyone in the project, as the original: its members page (no user may be called `all`).
+    return context.projectFullPath === undefined ? null : { href: `${base}/${context.projectFullPath}/project_members`, className: 'gfm gfm-project_member', text: written }
+  }
+  if (user !== undefined) return { href: `${base}/${user}`, className: 'gfm gfm-project_member', text: written }
   const projectPath = groups['issuableProject'] ?? groups['commitProject'] ?? groups['labelProject'] ?? groups['milestoneProject'] ?? context.projectFullPath
   if (projectPath === undefined) return null
   const project = `${base}/${projectPath}`

@@ -117,6 +117,11 @@ describe('Markdown: references', () => {
     assert.deepEqual(links(out).map(([href]) => href), ['https://x.test', 'https://y.test', 'https://z.test/#6'])
   })
 
+  it("links @all to the project's members, and to nothing outside a project", () => {
+    assert.deepEqual(links(render('@all')), [[`${BASE}/grp/proj/project_members`, '@all']])
+    assert.deepEqual(links(render('@all', { baseUrl: BASE })), [])
+  })
+
   it('links no project references outside a project, but still users', () => {
     assert.deepEqual(links(render('#1 !2 ~bug %v1 abc1234f @alice', { baseUrl: BASE })), [[`${BASE}/alice`, '@alice']])
   })
