@@ -1,7 +1,9 @@
 // `npm run build`: bundles the `ingot` command into dist/main.js with esbuild. One file loads far
 // faster than Node resolving and linking the thousand modules of its dependencies one by one, which
 // is most of a cold start. Native addons stay outside the bundle and load from node_modules.
-// Type checking is `npm run typecheck` (part of `npm test`).
+// Type checking is `npm run typecheck` (part of `npm test`). The web pages' static files are
+// copied beside the bundle (dist/assets/), where web/assets.ts looks for them once built.
+import { cp, rm } from 'node:fs/promises'
 import { build } from 'esbuild'
 
 await build({
@@ -24,3 +26,6 @@ await build({
   banner: { js: "import { createRequire as __ingotCreateRequire } from 'node:module'; const require = __ingotCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 })
+
+await rm('dist/assets', { recursive: true, force: true })
+await cp('src/web/assets', 'dist/assets', { recursive: true })

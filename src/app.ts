@@ -27,6 +27,7 @@ import projectPages, { routeProjectPageUrl } from './api/project-pages.js'
 import { routeIntegrationsUrl } from './api/v4/integrations.js'
 import { sendExactJsonType } from './api/json-type.js'
 import web from './web/index.js'
+import webAssets from './web/assets.js'
 import badgeImages, { routeBadgeUrl } from './web/badges.js'
 import applicationPages from './web/applications.js'
 import profilePages from './web/profile.js'
@@ -206,6 +207,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(projectPages)
   await app.register(badgeImages)
   await app.register(oauth)
+  await app.register(webAssets)
   await app.register(web)
   await app.register(profilePages)
   await app.register(applicationPages)
