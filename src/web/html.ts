@@ -15,8 +15,11 @@ type Fragment = SafeHtml | string | number | null | undefined | false | readonly
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 
+const NEEDS_ESCAPE = /[&<>"']/
+
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
+  // Most values hold nothing to escape: testing first spares a replace per value on long pages.
+  return NEEDS_ESCAPE.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c) : text
 }
 
 function render(value: Fragment): string {

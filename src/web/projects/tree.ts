@@ -10,7 +10,7 @@ import { html, page, type SafeHtml } from '../html.js'
 import { redirect, sendNotFound, sendPage } from '../visit.js'
 import type { LoadedProject } from '../../api/load.js'
 import {
-  breadcrumbs, pageUrl, projectChrome, refAndPath, refSwitcher, type ProjectPage, type ProjectPageRequest,
+  breadcrumbs, encodePath, pageUrl, projectChrome, refAndPath, refSwitcher, type ProjectPage, type ProjectPageRequest,
 } from './context.js'
 import { commitSummary } from './commit-summary.js'
 
@@ -20,13 +20,15 @@ export function treeTable(loaded: LoadedProject, ref: string, path: string, entr
   const sorted = [...entries].sort((a, b) => order[a.type] - order[b.type])
   const nameOf = (entry: TreeEntry) => entry.path.slice(entry.path.lastIndexOf('/') + 1)
   const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : ''
+  const treeUrl = pageUrl(loaded, 'tree', ref)
+  const blobUrl = pageUrl(loaded, 'blob', ref)
   return html`<table class="tree"><caption class="muted">Files of ${path === '' ? 'the root directory' : path}</caption>
 <thead><tr><th scope="col">Name</th></tr></thead><tbody>
 ${path === '' ? '' : html`<tr><td><a href="${pageUrl(loaded, 'tree', ref, parent)}" aria-label="Parent directory">..</a></td></tr>`}
 ${sorted.map((entry) => html`<tr><td>${entry.type === 'tree'
-    ? html`<a href="${pageUrl(loaded, 'tree', ref, entry.path)}">${nameOf(entry)}/</a>`
+    ? html`<a href="${treeUrl}/${encodePath(entry.path)}">${nameOf(entry)}/</a>`
     : entry.type === 'blob'
-      ? html`<a href="${pageUrl(loaded, 'blob', ref, entry.path)}">${nameOf(entry)}</a>`
+      ? html`<a href="${blobUrl}/${encodePath(entry.path)}">${nameOf(entry)}</a>`
       : html`${nameOf(entry)} <span class="muted">@ ${entry.id.slice(0, 8)}</span>`}</td></tr>`)}
 </tbody></table>`
 }
