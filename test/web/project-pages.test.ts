@@ -106,6 +106,18 @@ describe('Web project pages', () => {
     assert.equal(file.headers.location, `${base}/blob/master/README.md`)
   })
 
+  it('lists the commits of a ref, and of a path at it, with the blob page linking its history', async () => {
+    const all = await anonymous().get(`${base}/commits/feature/x`)
+    assert.equal(all.status, 200, all.text)
+    assert.ok(all.text.includes('First &lt;commit&gt;') && all.text.includes('Change feature.txt, dir/inner.txt'))
+    const ofPath = await anonymous().get(`${base}/commits/feature/x/dir`)
+    assert.ok(ofPath.text.includes('Change feature.txt, dir/inner.txt') && !ofPath.text.includes('First &lt;commit&gt;'))
+    assert.ok(!all.text.includes('rel="next"'), 'two commits fit one page')
+    assert.equal((await anonymous().get(`${base}/commits/feature/x?page=0`)).status, 404)
+    const blob = await anonymous().get(`${base}/blob/master/src/main.ts`)
+    assert.ok(blob.text.includes(`href="${base}/commits/master/src/main.ts"`))
+  })
+
   it('switches ref with a plain GET form', async () => {
     const res = await anonymous().get(`${base}/refs/switch?destination=tree&ref=feature%2Fx&path=dir`)
     assert.equal(res.status, 302)
@@ -155,7 +167,7 @@ describe('Web project pages', () => {
   it('answers a private project with the same 404 page for anonymous visitors, outsiders and missing projects', async () => {
     const outsiderBrowser = new Browser(t)
     await outsiderBrowser.signIn(outsider.user.username)
-    const pages = ['', '/tree/master', '/blob/master/secret.txt', '/raw/master/secret.txt']
+    const pages = ['', '/tree/master', '/blob/master/secret.txt', '/raw/master/secret.txt', '/commits/master']
     const mainOf = (text: string) => /<main[^>]*>[\s\S]*<\/main>/.exec(text)?.[0]
     const missing = await anonymous().get(`/${owner.user.username}/no-such-project`)
     assert.equal(missing.status, 404)

@@ -68,7 +68,7 @@ ${breadcrumbs(loaded, ref, path)}
 ${last === null ? '' : commitSummary(loaded, last)}
 <div class="box">
 <header><span class="muted">${humanSize(file.size)}</span>
-<ul class="actions"><li><a href="${rawUrl}">Raw</a></li><li><a href="${pageUrl(loaded, 'blob', commit, path)}">Permalink</a></li></ul></header>
+<ul class="actions"><li><a href="${rawUrl}">Raw</a></li><li><a href="${pageUrl(loaded, 'commits', ref, path)}">History</a></li><li><a href="${pageUrl(loaded, 'blob', commit, path)}">Permalink</a></li></ul></header>
 ${fileContent(loaded, req.ingot.config.externalUrl, file, rawUrl)}
 </div>`, true)))
 }

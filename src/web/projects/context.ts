@@ -42,14 +42,14 @@ export function pageUrl(loaded: LoadedProject, page: 'tree' | 'blob' | 'raw' | '
 }
 
 /** The page the visitor sees: the project's header with its tabs, then the page's own markup. */
-export function projectChrome(loaded: LoadedProject, current: 'overview' | 'files', body: SafeHtml, canReadCode: boolean): SafeHtml {
+export function projectChrome(loaded: LoadedProject, current: 'overview' | 'files' | 'commits', body: SafeHtml, canReadCode: boolean): SafeHtml {
   const { project, namespace } = loaded
   const base = projectUrl(loaded)
   const tab = (name: typeof current, href: string, label: string) =>
     html`<li><a href="${href}"${name === current ? html` aria-current="page"` : ''}>${label}</a></li>`
   const ref = project.default_branch
   return html`<nav class="project-tabs" aria-label="Project"><ul class="breadcrumbs"><li>${namespace.full_name}</li><li><a href="${base}">${project.name}</a></li></ul>
-<ul class="actions">${tab('overview', base, 'Overview')}${canReadCode && ref !== null ? tab('files', pageUrl(loaded, 'tree', ref), 'Files') : ''}</ul></nav>
+<ul class="actions">${tab('overview', base, 'Overview')}${canReadCode && ref !== null ? [tab('files', pageUrl(loaded, 'tree', ref), 'Files'), tab('commits', pageUrl(loaded, 'commits', ref), 'Commits')] : ''}</ul></nav>
 ${body}`
 }
 

@@ -19,6 +19,7 @@ import overviewPage from './overview.js'
 import treePage, { switchRefPage } from './tree.js'
 import blobPage from './blob.js'
 import rawPage from './raw.js'
+import commitsPage from './commits.js'
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -26,6 +27,7 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   tree: treePage,
   blob: blobPage,
   raw: rawPage,
+  commits: commitsPage,
   refs: switchRefPage,
 }
 
