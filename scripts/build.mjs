@@ -1,7 +1,8 @@
 // `npm run build`: bundles the `ingot` command into dist/main.js with esbuild. One file loads far
 // faster than Node resolving and linking the thousand modules of its dependencies one by one, which
 // is most of a cold start. Native addons stay outside the bundle and load from node_modules.
-// Type checking is `npm run typecheck` (part of `npm test`).
+// Type checking is `npm run typecheck` (part of `npm test`). The web pages' static files are not
+// bundled: web/assets.ts reads them from src/web/assets/ of the checkout the bundle lies in.
 //
 //   node scripts/build.mjs [--outfile FILE]   FILE defaults to dist/main.js; the tests build their
 //                                             own beside it (test/helpers/ingot-command.ts)

@@ -27,6 +27,8 @@ import projectPages, { routeProjectPageUrl } from './api/project-pages.js'
 import { routeIntegrationsUrl } from './api/v4/integrations.js'
 import { sendExactJsonType } from './api/json-type.js'
 import web from './web/index.js'
+import webAssets from './web/assets.js'
+import projectRouter, { routeProjectWebUrl } from './web/projects/router.js'
 import badgeImages, { routeBadgeUrl } from './web/badges.js'
 import applicationPages from './web/applications.js'
 import profilePages from './web/profile.js'
@@ -103,7 +105,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     connectionTimeout: ctx.config.connectionTimeoutMs,
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     http: { headersTimeout: ctx.config.headersTimeoutMs },
-    rewriteUrl: (req) => routeIntegrationsUrl(routeBadgeUrl(routeProjectPageUrl(routeProjectUploadUrl(routeLfsUrl(routeGitUrl(req.url ?? '/')))))),
+    // The project pages come last: every URL the others moved is under /-/ and left alone.
+    rewriteUrl: (req) => routeProjectWebUrl(routeIntegrationsUrl(routeBadgeUrl(routeProjectPageUrl(routeProjectUploadUrl(routeLfsUrl(routeGitUrl(req.url ?? '/'))))))),
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
     // (Such a request meets no hook and no route: it is given its id, logged and counted here.)
@@ -206,10 +209,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(projectPages)
   await app.register(badgeImages)
   await app.register(oauth)
+  await app.register(webAssets)
   await app.register(web)
   await app.register(profilePages)
   await app.register(applicationPages)
   await app.register(oauthAuthorize)
+  await app.register(projectRouter)
   return app
 }
 

@@ -2,6 +2,7 @@
 // unless the value is itself markup made by `html`, so text from users and settings can never
 // become markup. Free texts (sign-in text, help text, terms) are shown as text: paragraphs and
 // line breaks kept, nothing else interpreted.
+import { assetUrl } from './assets.js'
 
 export class SafeHtml {
   constructor(readonly markup: string) {}
@@ -14,8 +15,11 @@ type Fragment = SafeHtml | string | number | null | undefined | false | readonly
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 
+const NEEDS_ESCAPE = /[&<>"']/
+
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
+  // Most values hold nothing to escape: testing first spares a replace per value on long pages.
+  return NEEDS_ESCAPE.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c) : text
 }
 
 function render(value: Fragment): string {
@@ -43,11 +47,19 @@ export interface PageOptions {
   csrfToken?: string
   alert?: string | null
   notice?: string | null
-  /** The signed-in visitor, who is shown the navigation of their own pages (and the admin's, to administrators). */
+  /**
+   * The visitor, to whom the header offers their own pages (and the admin's, to administrators);
+   * null for an anonymous visitor, who is offered to sign in; left out on the pages of signing in.
+   */
   user?: { username: string; admin: number } | null
+  /** Pages of code and lists take the window's width; forms keep a readable measure. */
+  wide?: boolean
 }
 
-/** The shared layout of every page. */
+/** The stylesheets of every page: the layout's, rendered Markdown's and highlighted code's. */
+const STYLESHEETS = ['ingot.css', 'markdown.css', 'highlight.css']
+
+/** The shared layout of every page: its styles come from the stylesheets (no inline style: the CSP forbids it). */
 export function page(options: PageOptions, body: SafeHtml): string {
   return html`<!DOCTYPE html>
 <html lang="en">
@@ -57,16 +69,15 @@ export function page(options: PageOptions, body: SafeHtml): string {
 ${options.csrfToken === undefined ? '' : html`<meta name="csrf-param" content="authenticity_token">
 <meta name="csrf-token" content="${options.csrfToken}">
 `}<title>${options.title} · Ingot</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
-label{display:block;margin-top:.75rem}input[type=text],input[type=email],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}
-button{margin-top:1rem;padding:.4rem 1rem}.alert{background:#fdecea;padding:.5rem 1rem}.notice{background:#e8f4fd;padding:.5rem 1rem}
-section{border-top:1px solid #ddd;margin-top:1.5rem}nav{margin-top:.5rem;font-size:.9rem}
-textarea{width:100%;box-sizing:border-box}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.25rem .5rem .25rem 0}
-td form,td button{display:inline;margin:0}</style>
-</head>
+${STYLESHEETS.map((name) => html`<link rel="stylesheet" href="${assetUrl(name)}">
+`)}</head>
 <body>
-<header><a href="/">Ingot</a> · <a href="/help">Help</a>${options.user ? navigation(options.user) : ''}</header>
-<main>
+<a class="skip-link" href="#content">Skip to content</a>
+<header class="site-header"><div>
+<a class="site-name" href="/">Ingot</a>
+${navigation(options.user)}
+</div></header>
+<main id="content"${options.wide === true ? '' : html` class="narrow"`}>
 ${options.alert ? html`<div class="alert" role="alert">${options.alert}</div>` : ''}${options.notice ? html`<div class="notice">${options.notice}</div>` : ''}
 ${body}
 </main>
@@ -75,11 +86,16 @@ ${body}
 `.markup
 }
 
-/** Links to the signed-in visitor's own pages, and to the administrator's. */
-function navigation(user: { username: string; admin: number }): SafeHtml {
-  return html`
-<nav>@${user.username} · Profile › <a href="/profile/personal_access_tokens">Access tokens</a> · <a href="/profile/password/edit">Password</a> · <a href="/profile/keys">SSH keys</a> · <a href="/profile/applications">Applications</a>${user.admin === 1 ? html`
-· Admin › <a href="/admin/applications">Applications</a>` : ''}</nav>`
+/** The header's links: a signed-in visitor's own pages (and the admin's); signing in for anyone else. */
+function navigation(user: PageOptions['user']): SafeHtml {
+  if (user === undefined) return html`<nav class="site-nav" aria-label="Main"><ul><li><a href="/help">Help</a></li></ul></nav>`
+  if (user === null) {
+    return html`<nav class="site-nav" aria-label="Main"><ul><li><a href="/help">Help</a></li><li><a href="/users/sign_in">Sign in</a></li></ul></nav>`
+  }
+  return html`<nav class="site-nav" aria-label="Main"><ul>
+<li><a href="/dashboard/projects">Projects</a></li><li><a href="/dashboard/groups">Groups</a></li>${user.admin === 1 ? html`<li><a href="/admin/applications">Admin</a></li>` : ''}<li><a href="/help">Help</a></li><li class="user">@${user.username}</li>
+</ul>
+<ul class="sub" aria-label="Profile"><li>Profile:</li><li><a href="/profile/personal_access_tokens">Access tokens</a></li><li><a href="/profile/password/edit">Password</a></li><li><a href="/profile/keys">SSH keys</a></li><li><a href="/profile/applications">Applications</a></li></ul></nav>`
 }
 
 /** A refused form's problems as full sentences ("Name can't be blank"), above the form. */

@@ -28,6 +28,13 @@ export interface MarkdownContext {
   wiki?: boolean
 }
 
+const MARKDOWN_EXTENSIONS = /\.(?:md|markdown|mdown|mkd|mkdn)$/i
+
+/** Whether a repository file is Markdown, which pages render rather than show as code. */
+export function isMarkdownFile(path: string): boolean {
+  return MARKDOWN_EXTENSIONS.test(path)
+}
+
 // Weighed in characters of both the key (which holds the text) and the HTML.
 const rendered = new WeightedLru<SafeHtml>(16 * 1024 * 1024, (html, key) => html.markup.length + key.length)
 
@@ -393,7 +400,10 @@ function sanitizeOptions(context: MarkdownContext): sanitizeHtml.IOptions {
       },
       a: (tagName, attribs) => {
         const { rel: _ignored, ...rest } = attribs
-        const href = rest['href'] === undefined ? undefined : resolveUrl(rest['href'], context, 'link')
+        // A reference's link is already the page's URL (root-relative when baseUrl is ''), not a
+        // path in the repository to resolve.
+        const isReference = /(?:^|\s)gfm(?:\s|$)/.test(rest['class'] ?? '')
+        const href = rest['href'] === undefined || isReference ? rest['href'] : resolveUrl(rest['href'], context, 'link')
         if (href === undefined) return { tagName, attribs: rest }
         return { tagName, attribs: isExternal(href, context.baseUrl) ? { ...rest, href, rel: EXTERNAL_LINK_REL } : { ...rest, href } }
       },

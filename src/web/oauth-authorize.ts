@@ -11,7 +11,7 @@ import {
 } from '../services/oauth/authorization.js'
 import { AUTHORIZE_PATH, authorizeErrorPage, authorizePage } from './oauth-pages.js'
 import { SIGN_IN_PATH, TERMS_PATH, rejectedPage } from './pages.js'
-import { WEB, csrfVerified, formMethod, redirect, rememberReturnTo, sendPage, tokenOf, visitOf, type Visit } from './visit.js'
+import { WEB, cspSourceOf, csrfVerified, formMethod, redirect, rememberReturnTo, sendPage, tokenOf, visitOf, type Visit } from './visit.js'
 
 const PARAM_NAMES = ['client_id', 'redirect_uri', 'response_type', 'state', 'scope', 'nonce'] as const
 
@@ -47,7 +47,9 @@ const oauthAuthorize: FastifyPluginAsync = async (app) => {
     if (pre.kind === 'invalid') return sendPage(reply, visit, 200, authorizeErrorPage(pre.error))
     if (!(await consentNeeded(db, user.id, pre.request))) return redirect(reply, visit, await approve(db, user.id, pre.request))
     const owner = pre.request.application.owner_id === null ? null : await findUserById(db, pre.request.application.owner_id)
-    return sendPage(reply, visit, 200, authorizePage({ request: pre.request, owner, user, csrfToken: tokenOf(visit) }))
+    // Authorize and Deny redirect to the client, which the page's form-action must allow.
+    const client = cspSourceOf(pre.request.redirectUri)
+    return sendPage(reply, visit, 200, authorizePage({ request: pre.request, owner, user, csrfToken: tokenOf(visit) }), client === null ? [] : [client])
   })
 
   /** The consent forms' answer: Authorize (POST), or Deny (DELETE, or a POST naming it in `_method`). */

@@ -160,14 +160,44 @@ export function refusalOf(err: unknown): string[] {
   throw err
 }
 
+/**
+ * The Content-Security-Policy of every page: nothing but this site's own stylesheet, scripts and
+ * images, no inline script or style, no framing, no <base>; forms post here only, and to
+ * `formTargets` (the OAuth consent form, which redirects to the client: browsers check that too).
+ */
+export function contentSecurityPolicy(formTargets: readonly string[] = []): string {
+  return [
+    "default-src 'none'", "style-src 'self'", "script-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+    `form-action ${["'self'", ...formTargets].join(' ')}`, "frame-ancestors 'none'", "base-uri 'none'",
+  ].join('; ')
+}
+
+const PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+}
+
+/** The CSP source a URL's destination needs: its origin, or its scheme for an app's own (`com.example.app:`). */
+export function cspSourceOf(url: string): string | null {
+  try {
+    const parsed = new URL(url)
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : parsed.protocol
+  } catch {
+    return null
+  }
+}
+
 export function redirect(reply: FastifyReply, visit: Visit, location: string): FastifyReply {
-  return withCookies(reply, visit).code(302).header('location', location).type('text/html; charset=utf-8')
+  return withCookies(reply, visit).code(302).header('location', location)
+    .headers({ ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy() }).type('text/html; charset=utf-8')
     .send(`<html><body>You are being <a href="${escapeHtml(location)}">redirected</a>.</body></html>`)
 }
 
-export function sendPage(reply: FastifyReply, visit: Visit, status: number, markup: string): FastifyReply {
+export function sendPage(reply: FastifyReply, visit: Visit, status: number, markup: string, formTargets: readonly string[] = []): FastifyReply {
   return withCookies(reply, visit).code(status)
-    .headers({ 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff' })
+    .headers({ ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(formTargets) })
     .type('text/html; charset=utf-8').send(markup)
 }
 

@@ -24,8 +24,8 @@ describe('GET /-/metrics', () => {
     assert.equal((await t.api('GET', `/projects/${project.id}`)).status, 200)
     assert.equal((await t.api('GET', '/projects/999999')).status, 404)
     assert.equal((await t.api('GET', '/projects/888888')).status, 404)
-    assert.equal((await t.app.inject({ url: '/no/such/page' })).statusCode, 404)
-    assert.equal((await t.app.inject({ url: `/another/${Date.now()}` })).statusCode, 404)
+    assert.equal((await t.app.inject({ url: '/-/no/such/page' })).statusCode, 404)
+    assert.equal((await t.app.inject({ url: `/api/v4/another/${Date.now()}` })).statusCode, 404)
 
     const res = await scrape(t)
     assert.equal(res.statusCode, 200)
@@ -37,7 +37,7 @@ describe('GET /-/metrics', () => {
     assert.equal(sample(res.body, 'ingot_http_request_duration_seconds_count', { route, method: 'GET' }), 3)
     assert.ok((sample(res.body, 'ingot_http_request_duration_seconds_sum', { route, method: 'GET' }) ?? 0) > 0)
     assert.equal(sample(res.body, 'ingot_http_request_duration_seconds_bucket', { route, method: 'GET', le: '+Inf' }), 3)
-    assert.ok(!res.body.includes('/no/such/page') && !res.body.includes('/projects/999999'), 'no raw URL becomes a label')
+    assert.ok(!res.body.includes('/-/no/such/page') && !res.body.includes('/projects/999999'), 'no raw URL becomes a label')
   })
 
   it('leaves its own requests out of the request metrics', async () => {

@@ -128,6 +128,9 @@ describe('Markdown: references', () => {
 
   it('makes paths only when the base URL is empty', () => {
     assert.deepEqual(links(render('#7', { baseUrl: '', projectFullPath: 'g/p' })), [['/g/p/issues/7', '#7']])
+    // In a repository file, root-relative links of the text are repository paths; references' links are not.
+    const file = { baseUrl: '', projectFullPath: 'g/p', file: { ref: 'main', path: 'docs/README.md' } }
+    assert.deepEqual(links(render('#7 [root](/LICENSE) @ann', file)), [['/g/p/issues/7', '#7'], ['/g/p/blob/main/LICENSE', 'root'], ['/ann', '@ann']])
   })
 
   it('stops linking after 2,000 references', () => {

@@ -14,6 +14,11 @@ const RESERVED_TOP_LEVEL = new Set([
   'search', 'sent_notifications', 'slash-command-logo.png', 'snippets', 'unsubscribes', 'uploads', 'users', 'v2',
 ])
 
+/** Whether a first path segment is one of Ingot's own routes rather than a namespace's. */
+export function isReservedTopLevel(segment: string): boolean {
+  return RESERVED_TOP_LEVEL.has(segment.toLowerCase())
+}
+
 /** Names that would clash with a group's own routes when used as a subgroup path. */
 const RESERVED_IN_GROUP = new Set(['-'])
 

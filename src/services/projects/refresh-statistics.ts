@@ -7,7 +7,7 @@
 // their uploads, archives, expiry and erasure.
 import type { AppContext } from '../../context.js'
 import { countCommits, historyFrom } from '../../git/log.js'
-import type { GitRepository } from '../../git/repository.js'
+import type { GitRepository, TreeEntry } from '../../git/repository.js'
 import { REFRESH_STATISTICS } from './jobs.js'
 import { jobArtifactsSize } from '../ci/artifacts.js'
 
@@ -39,10 +39,15 @@ function extensionOf(name: string): string | null {
 export async function readmePathOf(repo: GitRepository, revision = 'HEAD'): Promise<string | null> {
   const commit = await repo.resolveCommit(revision)
   if (commit === null) return null
-  const readmes = (await repo.listTree(commit, '', false)).filter((entry) => entry.type === 'blob' && README_NAME.test(entry.path))
+  return readmeAmong(await repo.listTree(commit, '', false))?.path ?? null
+}
+
+/** The README among the entries of a root tree, or null. */
+export function readmeAmong(entries: readonly TreeEntry[]): TreeEntry | null {
+  const readmes = entries.filter((entry) => entry.type === 'blob' && README_NAME.test(entry.path))
   const rendered = readmes.find((entry) => MARKUP_EXTENSIONS.has(extensionOf(entry.path) ?? ''))
   const plain = readmes.find((entry) => ['txt', 'text', null].includes(extensionOf(entry.path)))
-  return (rendered ?? plain)?.path ?? null
+  return rendered ?? plain ?? null
 }
 
 /** Refreshes the project's statistics and README path; false when the project is gone. */

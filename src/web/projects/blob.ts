@@ -1,0 +1,77 @@
+// The blob page, `/blob/<ref…>/<path…>`: a file with its line numbers (each line an `#L<n>`
+// anchor), or its image, or rendered when it is Markdown; binary and very large files are linked
+// for download rather than shown. Links to the raw file and to the permalink (the same file at the
+// commit's id).
+import { looksBinary } from '../../git/blob.js'
+import { canOnProject } from '../../policies/project-policy.js'
+import { findFileAtRef, type RepositoryFileView } from '../../services/files/file-at-ref.js'
+import { html, page, type SafeHtml } from '../html.js'
+import { redirect, sendNotFound, sendPage } from '../visit.js'
+import type { LoadedProject } from '../../api/load.js'
+import { breadcrumbs, pageUrl, projectChrome, refAndPath, refSwitcher, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { commitSummary } from './commit-summary.js'
+import { imageTypeOf } from './raw.js'
+import { highlightLines } from '../highlight.js'
+import { isMarkdownFile, renderMarkdown } from '../markdown.js'
+
+/** A size as people read it: 512 B, 3.4 KB, 1.2 MB. */
+export function humanSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KB', 'MB', 'GB', 'TB']
+  let value = bytes / 1024
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit += 1
+  }
+  return `${value.toFixed(1)} ${units[unit]}`
+}
+
+function codeTable(lines: readonly SafeHtml[]): SafeHtml {
+  return html`<div class="blob-wrap"><table class="code highlight"><tbody>
+${lines.map((line, i) => html`<tr id="L${i + 1}"><td class="line-number"><a href="#L${i + 1}">${i + 1}</a></td><td>${line}</td></tr>
+`)}</tbody></table></div>`
+}
+
+function fileContent(loaded: LoadedProject, ref: string, file: RepositoryFileView, rawUrl: string): SafeHtml {
+  const name = file.path.slice(file.path.lastIndexOf('/') + 1)
+  if (imageTypeOf(file.path) !== null) return html`<img class="blob-image" src="${rawUrl}" alt="${name}">`
+  if (file.data === null) return html`<p class="content">The file is too large to show here (${humanSize(file.size)}). <a href="${rawUrl}">View the raw file</a>.</p>`
+  if (looksBinary(file.data)) return html`<p class="content">This is a binary file (${humanSize(file.size)}). <a href="${rawUrl}">Download it</a>.</p>`
+  const text = file.data.toString('utf8')
+  if (isMarkdownFile(file.path)) {
+    const projectFullPath = `${loaded.namespace.full_path}/${loaded.project.path}`
+    return html`<div class="content markdown">${renderMarkdown(text, { baseUrl: '', projectFullPath, file: { ref, path: file.path } })}</div>`
+  }
+  return codeTable(highlightLines(file.blobId, file.path, text))
+}
+
+const blobPage: ProjectPage = async ({ req, reply, visit, loaded, rest }: ProjectPageRequest) => {
+  if (!canOnProject(req.actor, loaded, 'download_code')) return sendNotFound(reply, visit)
+  const repo = req.ingot.repositories.open(loaded.project.id)
+  const target = await refAndPath(repo, rest)
+  if (target === null || target.path === '') return sendNotFound(reply, visit)
+  const { ref, commit, path } = target
+  const lookup = await findFileAtRef(repo, commit, path)
+  if ('missing' in lookup) {
+    // A directory's blob URL shows the directory, as the original's does.
+    const info = await repo.info(`${commit}:${path}`)
+    return info?.type === 'tree' ? redirect(reply, visit, pageUrl(loaded, 'tree', ref, path)) : sendNotFound(reply, visit)
+  }
+  const file = lookup.found
+  const [switcher, last] = await Promise.all([refSwitcher(loaded, repo, 'blob', ref, path), repo.readCommit(file.lastCommitId)])
+  const rawUrl = pageUrl(loaded, 'raw', ref, path)
+  const name = path.slice(path.lastIndexOf('/') + 1)
+  return sendPage(reply, visit, 200, page({ title: `${path} · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(loaded, 'files', html`
+<h1>${name}</h1>
+${switcher}
+${breadcrumbs(loaded, ref, path)}
+${last === null ? '' : commitSummary(loaded, last)}
+<div class="box">
+<header><span class="muted">${humanSize(file.size)}</span>
+<ul class="actions"><li><a href="${rawUrl}">Raw</a></li><li><a href="${pageUrl(loaded, 'commits', ref, path)}">History</a></li><li><a href="${pageUrl(loaded, 'blob', commit, path)}">Permalink</a></li></ul></header>
+${fileContent(loaded, ref, file, rawUrl)}
+</div>`, true)))
+}
+
+export default blobPage

@@ -1,0 +1,122 @@
+// What every project page is given, and what they share: the project's URLs, its header and tabs,
+// the breadcrumbs of a path, the branch and tag switcher, and the ref a `/<page>/<ref…>/<path…>`
+// URL names.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { LoadedProject } from '../../api/load.js'
+import { ApiError } from '../../common/errors.js'
+import { isObjectId } from '../../git/command.js'
+import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
+import type { GitRepository } from '../../git/repository.js'
+import { cleanTreePath } from '../../git/tree.js'
+import { html, type SafeHtml } from '../html.js'
+import type { Visit } from '../visit.js'
+
+export interface ProjectPageRequest {
+  req: FastifyRequest
+  reply: FastifyReply
+  visit: Visit
+  loaded: LoadedProject
+  /** The project's full path as the URL named it. */
+  fullPath: string
+  /** The URL's segments after the page's name (decoded). */
+  rest: string[]
+}
+
+export type ProjectPage = (page: ProjectPageRequest) => Promise<FastifyReply>
+
+/** A path of segments as a URL path, each segment percent-encoded (so `#`, `?` and `%` in names survive). */
+export function encodePath(path: string): string {
+  // Most paths need no encoding: a 2,000-entry tree spares 2,000 splits.
+  return URL_SAFE_PATH.test(path) ? path : path.split('/').map(encodeURIComponent).join('/')
+}
+
+const URL_SAFE_PATH = /^[\w.~/-]*$/
+
+/** The project's own URL (`/group/project`) and those of its pages. */
+export function projectUrl(loaded: LoadedProject): string {
+  return `/${encodePath(`${loaded.namespace.full_path}/${loaded.project.path}`)}`
+}
+
+export function pageUrl(loaded: LoadedProject, page: 'tree' | 'blob' | 'raw' | 'commits', ref: string, path = ''): string {
+  return `${projectUrl(loaded)}/${page}/${encodePath(ref)}${path === '' ? '' : `/${encodePath(path)}`}`
+}
+
+/** The page the visitor sees: the project's header with its tabs, then the page's own markup. */
+export function projectChrome(loaded: LoadedProject, current: 'overview' | 'files' | 'commits', body: SafeHtml, canReadCode: boolean): SafeHtml {
+  const { project, namespace } = loaded
+  const base = projectUrl(loaded)
+  const tab = (name: typeof current, href: string, label: string) =>
+    html`<li><a href="${href}"${name === current ? html` aria-current="page"` : ''}>${label}</a></li>`
+  const ref = project.default_branch
+  return html`<nav class="project-tabs" aria-label="Project"><ul class="breadcrumbs"><li>${namespace.full_name}</li><li><a href="${base}">${project.name}</a></li></ul>
+<ul class="actions">${tab('overview', base, 'Overview')}${canReadCode && ref !== null ? [tab('files', pageUrl(loaded, 'tree', ref), 'Files'), tab('commits', pageUrl(loaded, 'commits', ref), 'Commits')] : ''}</ul></nav>
+${body}`
+}
+
+/** The links to each directory above `path` (`project / src / lib`), the last one plain. */
+export function breadcrumbs(loaded: LoadedProject, ref: string, path: string): SafeHtml {
+  const segments = path === '' ? [] : path.split('/')
+  return html`<nav aria-label="Path"><ol class="breadcrumbs">
+<li><a href="${pageUrl(loaded, 'tree', ref)}">${loaded.project.path}</a></li>${segments.map((segment, i) => i === segments.length - 1
+    ? html`<li aria-current="location">${segment}</li>`
+    : html`<li><a href="${pageUrl(loaded, 'tree', ref, segments.slice(0, i + 1).join('/'))}">${segment}</a></li>`)}
+</ol></nav>`
+}
+
+/**
+ * The branch and tag switcher: a GET form (no script needed) to `refs/switch`, which sends the
+ * visitor to the same page and path at the chosen ref.
+ */
+export async function refSwitcher(loaded: LoadedProject, repo: GitRepository, destination: 'tree' | 'blob', ref: string, path: string): Promise<SafeHtml> {
+  const names = await repo.refNames(BRANCH_PREFIX, TAG_PREFIX)
+  const branches = names.filter((name) => name.startsWith(BRANCH_PREFIX)).map(shortRefName)
+  const tags = names.filter((name) => name.startsWith(TAG_PREFIX)).map(shortRefName)
+  const option = (name: string) => html`<option${name === ref ? html` selected` : ''}>${name}</option>`
+  return html`<form class="inline-form ref-switcher" method="get" action="${projectUrl(loaded)}/refs/switch">
+<input type="hidden" name="destination" value="${destination}"><input type="hidden" name="path" value="${path}">
+<label for="ref-switcher-ref">Branch or tag</label>
+<select name="ref" id="ref-switcher-ref">${branches.includes(ref) || tags.includes(ref) ? '' : option(ref)}
+<optgroup label="Branches">${branches.map(option)}</optgroup>${tags.length > 0 ? html`<optgroup label="Tags">${tags.map(option)}</optgroup>` : ''}</select>
+<button type="submit">Switch</button>
+</form>`
+}
+
+export interface RefAndPath {
+  /** The ref as the URL named it: a branch, a tag or a commit id. */
+  ref: string
+  commit: string
+  path: string
+}
+
+/** The commit a branch or tag of that exact name points at; null for none (or a name git would not take). */
+async function refCommit(repo: GitRepository, name: string): Promise<string | null> {
+  try {
+    return await repo.resolveCommit(`${BRANCH_PREFIX}${name}`) ?? await repo.resolveCommit(`${TAG_PREFIX}${name}`)
+  } catch (err) {
+    if (err instanceof ApiError) return null
+    throw err
+  }
+}
+
+/**
+ * The ref and the path of `/<ref…>/<path…>`: refs may hold slashes (`feature/x`), so, as the
+ * original's ExtractsPath does, the longest run of leading segments that names a branch or tag
+ * is the ref; failing that, a leading commit id. Null when the segments name no ref.
+ */
+export async function refAndPath(repo: GitRepository, segments: readonly string[]): Promise<RefAndPath | null> {
+  for (let at = segments.length; at >= 1; at--) {
+    const ref = segments.slice(0, at).join('/')
+    const commit = await refCommit(repo, ref)
+    if (commit !== null) return withPath(ref, commit, segments.slice(at))
+  }
+  const [first = ''] = segments
+  if (!isObjectId(first)) return null
+  const commit = await repo.resolveCommit(first)
+  return commit === null ? null : withPath(first, commit, segments.slice(1))
+}
+
+/** The ref and its path, unless the path could leave the tree or confuse git (git/tree.ts cleanTreePath). */
+function withPath(ref: string, commit: string, segments: readonly string[]): RefAndPath | null {
+  const path = cleanTreePath(segments.join('/'))
+  return path === null ? null : { ref, commit, path }
+}

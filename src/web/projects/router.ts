@@ -1,0 +1,103 @@
+// A project's pages at the original's URLs, `/<namespace…>/<project>[/-]/<page>/…`, as the API's
+// web_url fields build them. rewriteUrl moves every URL whose first segment could be a namespace
+// (not one of the reserved top-level names, services/namespaces/path-rules.ts) under one prefix;
+// git, LFS, uploads, badges and the issue and wiki redirects are moved under theirs first, and
+// /api/… and /-/… are left alone. The project is the first (shortest) path that names one and is
+// followed by a page of PAGES (or nothing: the overview); it is loaded through the API's
+// loadProject, so a project the visitor may not see is the same 404 page as a missing one.
+// A new page is a module of its own plus one line in PAGES.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { mustAcceptTerms } from '../../auth/sessions.js'
+import { ApiError } from '../../common/errors.js'
+import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
+import { isReservedTopLevel } from '../../services/namespaces/path-rules.js'
+import { loadProject } from '../../api/load.js'
+import { TERMS_PATH } from '../pages.js'
+import { WEB, localPath, redirect, rememberReturnTo, sendNotFound, visitOf } from '../visit.js'
+import type { ProjectPage } from './context.js'
+import overviewPage from './overview.js'
+import treePage, { switchRefPage } from './tree.js'
+import blobPage from './blob.js'
+import rawPage from './raw.js'
+import commitsPage from './commits.js'
+
+/** The pages of a project by the URL segment that names them; '' is the overview. */
+const PAGES: Readonly<Record<string, ProjectPage>> = {
+  '': overviewPage,
+  tree: treePage,
+  blob: blobPage,
+  raw: rawPage,
+  commits: commitsPage,
+  refs: switchRefPage,
+}
+
+/** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */
+const PROJECT_WEB_PREFIX = '/-/project-web'
+
+/** For Fastify's rewriteUrl: a URL of two or more segments whose first could be a namespace, moved under PROJECT_WEB_PREFIX. */
+export function routeProjectWebUrl(url: string): string {
+  const queryAt = url.indexOf('?')
+  const urlPath = queryAt === -1 ? url : url.slice(0, queryAt)
+  const second = urlPath.indexOf('/', 1)
+  if (second === -1 || second === urlPath.length - 1) return url
+  const first = urlPath.slice(1, second)
+  if (first === '' || isReservedTopLevel(decodeSegment(first))) return url
+  return `${PROJECT_WEB_PREFIX}${url}`
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+interface Target {
+  fullPath: string
+  page: ProjectPage
+  /** The segments after the page's name. */
+  rest: string[]
+}
+
+/** The pages a path may name, each with the project path before it; the shortest first. */
+function candidates(segments: readonly string[]): Target[] {
+  const found: Target[] = []
+  for (let at = 2; at <= segments.length; at++) {
+    const fullPath = segments.slice(0, at).join('/')
+    const after = segments[at] === '-' ? at + 1 : at
+    const name = segments[after] ?? ''
+    const page = Object.hasOwn(PAGES, name) ? PAGES[name] : undefined
+    if (page !== undefined && (name !== '' || after === segments.length)) found.push({ fullPath, page, rest: segments.slice(after + 1) })
+  }
+  return found
+}
+
+const projectRouter: FastifyPluginAsync = async (app) => {
+  app.get(`${PROJECT_WEB_PREFIX}/*`, WEB, async (req: FastifyRequest, reply: FastifyReply) => {
+    const visit = await visitOf(req)
+    const user = visit.session?.user ?? null
+    if (user !== null && mustAcceptTerms(user, visit.settings)) {
+      const returnTo = localPath(req.url.slice(PROJECT_WEB_PREFIX.length))
+      if (returnTo !== null) rememberReturnTo(visit, returnTo)
+      return redirect(reply, visit, TERMS_PATH)
+    }
+    // loadProject and the policies read the visitor as the API reads a caller signed in by cookie.
+    if (visit.session !== null) req.actor = { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
+    // The router hands the rest of the path over decoded.
+    const segments = (req.params as { '*': string })['*'].split('/').filter((segment, i, all) => segment !== '' || i < all.length - 1)
+    for (const target of candidates(segments)) {
+      if (await findProjectByIdOrPath(req.ingot.db, target.fullPath) === null) continue
+      try {
+        const loaded = await loadProject(req, target.fullPath)
+        return await target.page({ req, reply, visit, loaded, fullPath: target.fullPath, rest: target.rest })
+      } catch (err) {
+        if (err instanceof ApiError && err.statusCode === 404) return sendNotFound(reply, visit)
+        throw err
+      }
+    }
+    return sendNotFound(reply, visit)
+  })
+}
+
+export default projectRouter
