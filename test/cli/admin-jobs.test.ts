@@ -4,18 +4,17 @@
 // then sees what the command did. The command works no job and schedules nothing.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import { sql } from 'kysely'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { runIngot, type IngotRun } from '../helpers/ingot-command.js'
+import { runIngot, runNode, type NodeRun } from '../helpers/ingot-command.js'
 import { openTestQueue } from '../helpers/jobs.js'
 import { defineJobKind } from '../../src/jobs/kind.js'
 import type { JobQueue } from '../../src/jobs/queue.js'
 import { REFRESH_STATISTICS } from '../../src/services/projects/jobs.js'
 
-type Run = IngotRun
+type Run = NodeRun
 
 const environmentOf = (t: TestApp) => ({ ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl })
 
@@ -24,21 +23,9 @@ function jobs(t: TestApp, args: readonly string[]): Promise<Run> {
   return runIngot(['admin', 'jobs', ...args], environmentOf(t))
 }
 
-/** Runs node (with tsx) on these arguments, on the test app's database, to its end (a minute at most). */
+/** Runs node (with tsx) on these arguments, on the test app's database, to its end. */
 function node(t: TestApp, args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      env: environmentOf(t),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 60_000,
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8') })
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8') })
-    child.on('error', reject)
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
-  })
+  return runNode(['--import', 'tsx', ...args], environmentOf(t))
 }
 
 function assertSuccess(run: Run): void {

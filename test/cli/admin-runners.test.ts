@@ -4,12 +4,12 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { runIngot, type IngotRun } from '../helpers/ingot-command.js'
+import { runIngot, type NodeRun } from '../helpers/ingot-command.js'
 import { makeGroup } from '../helpers/factories.js'
 
 
 /** Runs `ingot admin runners <args>` on the test app's database to its end. */
-function runners(t: TestApp, args: readonly string[]): Promise<IngotRun> {
+function runners(t: TestApp, args: readonly string[]): Promise<NodeRun> {
   return runIngot(['admin', 'runners', ...args], { ...process.env, INGOT_DATA_DIR: t.ctx.config.dataDir, INGOT_DATABASE_URL: t.ctx.config.databaseUrl })
 }
 

@@ -4,14 +4,14 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { runIngot, type IngotRun } from '../helpers/ingot-command.js'
+import { runIngot, type NodeRun } from '../helpers/ingot-command.js'
 import { passwordMatches } from '../../src/auth/secrets.js'
 import { startSession } from '../../src/services/sessions/sign-in.js'
 import { isoDateOf } from '../../src/db/values.js'
 import { accountKey } from '../../src/services/throttles/sign-in-bans.js'
 
 
-type Run = IngotRun
+type Run = NodeRun
 
 /** Runs `ingot <args>` on the test app's database to its end, with `stdin` as its standard input. */
 function ingot(t: TestApp, args: readonly string[], stdin = ''): Promise<Run> {

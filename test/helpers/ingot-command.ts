@@ -27,7 +27,7 @@ export function ingotMain(): string {
   return bundle
 }
 
-export interface IngotRun {
+export interface NodeRun {
   code: number | null
   signal: NodeJS.Signals | null
   stdout: string
@@ -35,8 +35,13 @@ export interface IngotRun {
 }
 
 /** Runs `ingot <args>` with this environment to its end (a minute at most), `stdin` as its standard input. */
-export function runIngot(args: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<IngotRun> {
-  const child = spawn(process.execPath, [ingotMain(), ...args], { env, timeout: 60_000 })
+export function runIngot(args: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<NodeRun> {
+  return runNode([ingotMain(), ...args], env, stdin)
+}
+
+/** Runs node on these arguments with this environment to its end (a minute at most), `stdin` as its standard input. */
+export function runNode(args: readonly string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<NodeRun> {
+  const child = spawn(process.execPath, args, { env, timeout: 60_000 })
   return new Promise((resolve, reject) => {
     let stdout = ''
     let stderr = ''
