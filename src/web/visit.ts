@@ -161,13 +161,14 @@ export function refusalOf(err: unknown): string[] {
 }
 
 /**
- * The Content-Security-Policy of every page: nothing but this site's own stylesheet, scripts and
- * images, no inline script or style, no framing, no <base>; forms post here only, and to
+ * The Content-Security-Policy of every page: nothing but this site's own stylesheet and scripts,
+ * no inline script or style, no framing, no <base>; images from anywhere on the web too, as
+ * Markdown shows them (READMEs, comments: web/markdown.ts keeps them to http and https); forms post here only, and to
  * `formTargets` (the OAuth consent form, which redirects to the client: browsers check that too).
  */
 export function contentSecurityPolicy(formTargets: readonly string[] = []): string {
   return [
-    "default-src 'none'", "style-src 'self'", "script-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+    "default-src 'none'", "style-src 'self'", "script-src 'self'", "img-src 'self' data: https: http:", "connect-src 'self'",
     `form-action ${["'self'", ...formTargets].join(' ')}`, "frame-ancestors 'none'", "base-uri 'none'",
   ].join('; ')
 }

@@ -199,7 +199,7 @@ describe('Web project pages', () => {
   it('sends every page with a strict CSP and no inline script or style, linking one cached, compressed stylesheet', async () => {
     const res = await ownerBrowser.get(base)
     const csp = String(res.headers['content-security-policy'])
-    for (const directive of ["default-src 'none'", "style-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"]) {
+    for (const directive of ["default-src 'none'", "style-src 'self'", "script-src 'self'", "img-src 'self' data: https: http:", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"]) {
       assert.ok(csp.includes(directive), csp)
     }
     assert.equal(res.headers['x-content-type-options'], 'nosniff')
