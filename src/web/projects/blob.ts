@@ -62,7 +62,7 @@ const blobPage: ProjectPage = async ({ req, reply, visit, loaded, rest }: Projec
   const [switcher, last] = await Promise.all([refSwitcher(loaded, repo, 'blob', ref, path), repo.readCommit(file.lastCommitId)])
   const rawUrl = pageUrl(loaded, 'raw', ref, path)
   const name = path.slice(path.lastIndexOf('/') + 1)
-  return sendPage(reply, visit, 200, page({ title: `${path} · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(loaded, 'files', html`
+  return sendPage(reply, visit, 200, page({ title: `${path} · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'files', html`
 <h1>${name}</h1>
 ${switcher}
 ${breadcrumbs(loaded, ref, path)}
@@ -71,7 +71,7 @@ ${last === null ? '' : commitSummary(loaded, last)}
 <header><span class="muted">${humanSize(file.size)}</span>
 <ul class="actions"><li><a href="${rawUrl}">Raw</a></li><li><a href="${pageUrl(loaded, 'commits', ref, path)}">History</a></li><li><a href="${pageUrl(loaded, 'blob', commit, path)}">Permalink</a></li></ul></header>
 ${fileContent(loaded, ref, file, rawUrl)}
-</div>`, true)))
+</div>`)))
 }
 
 export default blobPage

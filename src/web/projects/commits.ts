@@ -24,11 +24,11 @@ const commitsPage: ProjectPage = async ({ req, reply, visit, loaded, rest }: Pro
   const commits = await repo.readCommits(ids.slice(0, PER_PAGE))
   const here = pageUrl(loaded, 'commits', ref, path)
   const title = path === '' ? `Commits · ${loaded.project.name}` : `Commits of ${path} · ${loaded.project.name}`
-  return sendPage(reply, visit, 200, page({ title, user: visit.session?.user ?? null, wide: true }, projectChrome(loaded, 'commits', html`
+  return sendPage(reply, visit, 200, page({ title, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'commits', html`
 <h1>Commits${path === '' ? '' : html` of ${path}`} <small class="muted">${ref}</small></h1>
 ${path === '' ? '' : breadcrumbs(loaded, ref, path)}
 ${commits.length === 0 ? html`<p>No commits.</p>` : html`<ol class="commit-list">${commits.map((c) => html`<li>${commitSummary(loaded, c)}</li>`)}</ol>`}
-<nav class="actions" aria-label="Pages">${number > 1 ? html`<a href="${here}?page=${number - 1}" rel="prev">Newer</a>` : ''}${ids.length > PER_PAGE && number < MAX_PAGE ? html`<a href="${here}?page=${number + 1}" rel="next">Older</a>` : ''}</nav>`, true)))
+<nav class="actions" aria-label="Pages">${number > 1 ? html`<a href="${here}?page=${number - 1}" rel="prev">Newer</a>` : ''}${ids.length > PER_PAGE && number < MAX_PAGE ? html`<a href="${here}?page=${number + 1}" rel="next">Older</a>` : ''}</nav>`)))
 }
 
 export default commitsPage

@@ -3,11 +3,13 @@
 // URL names.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LoadedProject } from '../../api/load.js'
+import type { Actor } from '../../auth/actor.js'
 import { ApiError } from '../../common/errors.js'
 import { isObjectId } from '../../git/command.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 import type { GitRepository } from '../../git/repository.js'
 import { cleanTreePath } from '../../git/tree.js'
+import { canOnProject, type ProjectAbility } from '../../policies/project-policy.js'
 import { html, type SafeHtml } from '../html.js'
 import type { Visit } from '../visit.js'
 
@@ -37,19 +39,49 @@ export function projectUrl(loaded: LoadedProject): string {
   return `/${encodePath(`${loaded.namespace.full_path}/${loaded.project.path}`)}`
 }
 
-export function pageUrl(loaded: LoadedProject, page: 'tree' | 'blob' | 'raw' | 'commits', ref: string, path = ''): string {
+/** The pages whose URLs are `/<page>/<ref…>[/<path…>]`. */
+export type RefPage = 'tree' | 'blob' | 'raw' | 'blame' | 'commits'
+
+export function pageUrl(loaded: LoadedProject, page: RefPage, ref: string, path = ''): string {
   return `${projectUrl(loaded)}/${page}/${encodePath(ref)}${path === '' ? '' : `/${encodePath(path)}`}`
 }
 
-/** The page the visitor sees: the project's header with its tabs, then the page's own markup. */
-export function projectChrome(loaded: LoadedProject, current: 'overview' | 'files' | 'commits', body: SafeHtml, canReadCode: boolean): SafeHtml {
+/** The tabs of a project's header; a page names the one it belongs to. */
+export type ProjectTab =
+  | 'overview' | 'files' | 'commits' | 'branches' | 'tags' | 'issues' | 'merge_requests'
+  | 'wiki' | 'snippets' | 'pipelines' | 'environments' | 'members' | 'settings'
+
+/** Each tab with the ability it needs, its label and its URL below the project's. */
+const TABS: ReadonlyArray<{ tab: ProjectTab; ability: ProjectAbility; label: string; path: (ref: string) => string }> = [
+  { tab: 'overview', ability: 'read_project', label: 'Overview', path: () => '' },
+  { tab: 'files', ability: 'download_code', label: 'Files', path: (ref) => `/tree/${encodePath(ref)}` },
+  { tab: 'commits', ability: 'download_code', label: 'Commits', path: (ref) => `/commits/${encodePath(ref)}` },
+  { tab: 'branches', ability: 'download_code', label: 'Branches', path: () => '/branches' },
+  { tab: 'tags', ability: 'download_code', label: 'Tags', path: () => '/tags' },
+  { tab: 'issues', ability: 'read_issue', label: 'Issues', path: () => '/issues' },
+  { tab: 'merge_requests', ability: 'read_merge_request', label: 'Merge requests', path: () => '/merge_requests' },
+  { tab: 'pipelines', ability: 'read_pipeline', label: 'CI / CD', path: () => '/pipelines' },
+  { tab: 'environments', ability: 'read_environment', label: 'Environments', path: () => '/environments' },
+  { tab: 'wiki', ability: 'read_wiki', label: 'Wiki', path: () => '/wikis/home' },
+  { tab: 'snippets', ability: 'read_snippet', label: 'Snippets', path: () => '/snippets' },
+  { tab: 'members', ability: 'read_project', label: 'Members', path: () => '/project_members' },
+  { tab: 'settings', ability: 'admin_project', label: 'Settings', path: () => '/edit' },
+]
+
+/** The tabs that need a repository with a default branch. */
+const CODE_TABS: ReadonlySet<ProjectTab> = new Set(['files', 'commits'])
+
+/**
+ * The page the visitor sees: the project's header with the tabs of what the visitor may read,
+ * then the page's own markup.
+ */
+export function projectChrome(actor: Actor | null, loaded: LoadedProject, current: ProjectTab, body: SafeHtml): SafeHtml {
   const { project, namespace } = loaded
   const base = projectUrl(loaded)
-  const tab = (name: typeof current, href: string, label: string) =>
-    html`<li><a href="${href}"${name === current ? html` aria-current="page"` : ''}>${label}</a></li>`
   const ref = project.default_branch
+  const tabs = TABS.filter(({ tab, ability }) => (ref !== null || !CODE_TABS.has(tab)) && canOnProject(actor, loaded, ability))
   return html`<nav class="project-tabs" aria-label="Project"><ul class="breadcrumbs"><li>${namespace.full_name}</li><li><a href="${base}">${project.name}</a></li></ul>
-<ul class="actions">${tab('overview', base, 'Overview')}${canReadCode && ref !== null ? [tab('files', pageUrl(loaded, 'tree', ref), 'Files'), tab('commits', pageUrl(loaded, 'commits', ref), 'Commits')] : ''}</ul></nav>
+<ul class="actions">${tabs.map(({ tab, label, path }) => html`<li><a href="${base}${path(ref ?? '')}"${tab === current ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
 ${body}`
 }
 

@@ -72,14 +72,14 @@ const overviewPage: ProjectPage = async ({ req, reply, visit, loaded }: ProjectP
   const entity = presentProject(view!, presentCtx(req))
   const canReadCode = canOnProject(req.actor, loaded, 'download_code')
   const code = canReadCode ? await repositoryPart(loaded, req.ingot.repositories.open(loaded.project.id), entity) : html``
-  return sendPage(reply, visit, 200, page({ title: entity.name_with_namespace, user: visit.session?.user ?? null, wide: true }, projectChrome(loaded, 'overview', html`
+  return sendPage(reply, visit, 200, page({ title: entity.name_with_namespace, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'overview', html`
 <div class="project-header">
 <h1>${entity.name}</h1>
 ${entity.description ? html`<div class="description">${textBlock(entity.description)}</div>` : ''}
 ${statistics(entity)}
 ${canReadCode ? cloneUrls(entity) : ''}
 </div>
-${code}`, canReadCode)))
+${code}`)))
 }
 
 export default overviewPage

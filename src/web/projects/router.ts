@@ -5,15 +5,17 @@
 // /api/… and /-/… are left alone. The project is the first (shortest) path that names one and is
 // followed by a page of PAGES (or nothing: the overview); it is loaded through the API's
 // loadProject, so a project the visitor may not see is the same 404 page as a missing one.
-// A new page is a module of its own plus one line in PAGES.
+// Forms post to URLs of the same shape, handled by FORMS (a handler branches on formMethod for
+// PUT and DELETE); a POST is taken from signed-in visitors only and must carry the CSRF token,
+// checked here once for all. A new page is a module of its own plus one line in PAGES (and FORMS).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { mustAcceptTerms } from '../../auth/sessions.js'
 import { ApiError } from '../../common/errors.js'
 import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
 import { isReservedTopLevel } from '../../services/namespaces/path-rules.js'
 import { loadProject } from '../../api/load.js'
-import { TERMS_PATH } from '../pages.js'
-import { WEB, localPath, redirect, rememberReturnTo, sendNotFound, visitOf } from '../visit.js'
+import { SIGN_IN_PATH, TERMS_PATH, rejectedPage } from '../pages.js'
+import { WEB, csrfVerified, localPath, redirect, rememberReturnTo, sendNotFound, sendPage, visitOf } from '../visit.js'
 import type { ProjectPage } from './context.js'
 import overviewPage from './overview.js'
 import treePage, { switchRefPage } from './tree.js'
@@ -30,6 +32,9 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   commits: commitsPage,
   refs: switchRefPage,
 }
+
+/** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
+const FORMS: Readonly<Record<string, ProjectPage>> = {}
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */
 const PROJECT_WEB_PREFIX = '/-/project-web'
@@ -61,22 +66,24 @@ interface Target {
 }
 
 /** The pages a path may name, each with the project path before it; the shortest first. */
-function candidates(segments: readonly string[]): Target[] {
+function candidates(segments: readonly string[], pages: Readonly<Record<string, ProjectPage>>): Target[] {
   const found: Target[] = []
   for (let at = 2; at <= segments.length; at++) {
     const fullPath = segments.slice(0, at).join('/')
     const after = segments[at] === '-' ? at + 1 : at
     const name = segments[after] ?? ''
-    const page = Object.hasOwn(PAGES, name) ? PAGES[name] : undefined
+    const page = Object.hasOwn(pages, name) ? pages[name] : undefined
     if (page !== undefined && (name !== '' || after === segments.length)) found.push({ fullPath, page, rest: segments.slice(after + 1) })
   }
   return found
 }
 
 const projectRouter: FastifyPluginAsync = async (app) => {
-  app.get(`${PROJECT_WEB_PREFIX}/*`, WEB, async (req: FastifyRequest, reply: FastifyReply) => {
+  app.route({ method: ['GET', 'POST'], url: `${PROJECT_WEB_PREFIX}/*`, ...WEB, handler: async (req: FastifyRequest, reply: FastifyReply) => {
     const visit = await visitOf(req)
     const user = visit.session?.user ?? null
+    if (req.method === 'POST' && user === null) return redirect(reply, visit, SIGN_IN_PATH)
+    if (req.method === 'POST' && !csrfVerified(req, visit)) return sendPage(reply, visit, 422, rejectedPage())
     if (user !== null && mustAcceptTerms(user, visit.settings)) {
       const returnTo = localPath(req.url.slice(PROJECT_WEB_PREFIX.length))
       if (returnTo !== null) rememberReturnTo(visit, returnTo)
@@ -86,7 +93,7 @@ const projectRouter: FastifyPluginAsync = async (app) => {
     if (visit.session !== null) req.actor = { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
     // The router hands the rest of the path over decoded.
     const segments = (req.params as { '*': string })['*'].split('/').filter((segment, i, all) => segment !== '' || i < all.length - 1)
-    for (const target of candidates(segments)) {
+    for (const target of candidates(segments, req.method === 'POST' ? FORMS : PAGES)) {
       if (await findProjectByIdOrPath(req.ingot.db, target.fullPath) === null) continue
       try {
         const loaded = await loadProject(req, target.fullPath)
@@ -97,7 +104,7 @@ const projectRouter: FastifyPluginAsync = async (app) => {
       }
     }
     return sendNotFound(reply, visit)
-  })
+  } })
 }
 
 export default projectRouter

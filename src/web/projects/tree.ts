@@ -53,14 +53,14 @@ const treePage: ProjectPage = async ({ req, reply, visit, loaded, rest }: Projec
   }
   const [switcher, last] = await Promise.all([refSwitcher(loaded, repo, 'tree', ref, path), lastCommitOf(repo, commit, path)])
   const title = path === '' ? loaded.project.name : `${path} · ${loaded.project.name}`
-  return sendPage(reply, visit, 200, page({ title, user: visit.session?.user ?? null, wide: true }, projectChrome(loaded, 'files', html`
+  return sendPage(reply, visit, 200, page({ title, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'files', html`
 <h1>${path === '' ? 'Files' : path}</h1>
 ${switcher}
 ${breadcrumbs(loaded, ref, path)}
 <div class="box">
 <header>${last === null ? '' : commitSummary(loaded, last)}</header>
 ${treeTable(loaded, ref, path, entries)}
-</div>`, true)))
+</div>`)))
 }
 
 export default treePage
