@@ -3,6 +3,7 @@
 // listens on, so its redirects and cookies are what a browser sees in production. One browser per
 // test file (launched in `before`, closed in `after`); a fresh context (cookies) per test.
 import fs from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { ROOT_PASSWORD, buildTestApp, type TestApp, type TestAppOptions } from './app.js'
 import { freePort } from './ports.js'
@@ -94,4 +95,31 @@ export async function submitSignIn(page: Page, login = 'root', password = ROOT_P
   await page.fill('#user_login', login)
   await page.fill('#user_password', password)
   await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+/** An accessibility rule broken on a page, as axe-core reports it, with the elements that break it. */
+export interface AccessibilityViolation {
+  id: string
+  impact: string | null
+  help: string
+  targets: string[]
+}
+
+const AXE_SOURCE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
+
+/**
+ * The serious and critical WCAG 2.x A/AA violations axe-core finds on the page as it is now.
+ * axe is evaluated through the DevTools protocol, which the pages' CSP (no inline scripts) does
+ * not govern, so the page is scanned exactly as visitors get it.
+ */
+export async function seriousAccessibilityViolations(page: Page): Promise<AccessibilityViolation[]> {
+  await page.evaluate(await fs.readFile(AXE_SOURCE_PATH, 'utf8'))
+  const { checked, violations } = await page.evaluate(async () => {
+    const { axe, document } = globalThis as unknown as { document: unknown; axe: { run(context: unknown, options: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+    return { checked: result.passes.length, violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) })) }
+  })
+  // A scan that passed no rule at all did not look at the page.
+  if (checked === 0) throw new Error(`axe-core checked nothing on ${page.url()}`)
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
 }

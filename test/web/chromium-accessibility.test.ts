@@ -1,0 +1,80 @@
+// An accessibility scan of the main pages with axe-core in real headless Chromium, in the light and
+// the dark colour scheme: no serious or critical WCAG 2.1 A/AA violation (contrast, names of links,
+// buttons and fields, landmarks, headings, language). Each page is loaded as a signed-in
+// administrator sees it (the most links and forms), the sign-in page as an anonymous visitor does.
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import type { Browser, Page } from 'playwright-core'
+import { makeProject } from '../helpers/factories.js'
+import { commitFiles } from '../helpers/git.js'
+import {
+  launchChromium, openPage, seriousAccessibilityViolations, startListeningApp, submitSignIn, type ListeningApp,
+} from '../helpers/chromium.js'
+
+const README = `# Demo
+
+A table, a task list and code:
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+- [x] done
+- [ ] to do
+
+\`\`\`ts
+const answer: number = 42
+\`\`\`
+`
+
+describe('Accessibility of the main pages (axe-core in Chromium)', () => {
+  let server: ListeningApp
+  let browser: Browser
+  let pages: string[]
+  before(async () => {
+    ;[server, browser] = await Promise.all([startListeningApp(), launchChromium()])
+    const project = await makeProject(server.t, null, { visibility: 'public', description: 'A demo project' })
+    await commitFiles(server.t, project.id, { 'README.md': README, 'src/main.ts': 'export const a = 1\n// a comment\nexport function f(x: string) { return `${x}!` }\n' })
+    await server.t.ctx.db.updateTable('projects').set({ default_branch: 'master' }).where('id', '=', project.id).execute()
+    const base = `/root/${project.path}`
+    pages = [
+      base, `${base}/tree/master/src`, `${base}/blob/master/src/main.ts`, `${base}/blob/master/README.md`, `${base}/commits/master`,
+      '/help', '/profile/personal_access_tokens', '/profile/keys',
+    ]
+  })
+  after(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  async function assertAccessible(page: Page, path: string, scheme: 'light' | 'dark'): Promise<void> {
+    await page.emulateMedia({ colorScheme: scheme })
+    const response = await page.goto(path)
+    assert.equal(response?.status(), 200, path)
+    const violations = await seriousAccessibilityViolations(page)
+    assert.deepEqual(violations, [], `${path} (${scheme}): ${JSON.stringify(violations, null, 1)}`)
+  }
+
+  it('finds nothing serious on the sign-in page of an anonymous visitor', async () => {
+    const { page, close } = await openPage(browser, server.url)
+    try {
+      for (const scheme of ['light', 'dark'] as const) await assertAccessible(page, '/users/sign_in', scheme)
+    } finally {
+      await close()
+    }
+  })
+
+  it('finds nothing serious on the project, code and profile pages of a signed-in administrator', async () => {
+    const { page, close } = await openPage(browser, server.url)
+    try {
+      await page.goto('/users/sign_in')
+      await submitSignIn(page)
+      await page.waitForURL(`${server.url}/`)
+      for (const path of pages) {
+        for (const scheme of ['light', 'dark'] as const) await assertAccessible(page, path, scheme)
+      }
+    } finally {
+      await close()
+    }
+  })
+})
