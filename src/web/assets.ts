@@ -52,8 +52,8 @@ export function assetUrl(name: string): string {
   return url
 }
 
-/** The best encoding the client accepts (a q of 0 refuses one). */
-function encodingFor(req: FastifyRequest): 'br' | 'gzip' | null {
+/** The best encoding the client accepts (a q of 0 refuses one); pages use it too (visit.ts sendPage). */
+export function encodingFor(req: FastifyRequest): 'br' | 'gzip' | null {
   const accepted = new Set(String(req.headers['accept-encoding'] ?? '').split(',').flatMap((part) => {
     const [name = '', ...params] = part.trim().toLowerCase().split(';')
     return params.some((param) => /^\s*q=0(?:\.0*)?\s*$/.test(param)) ? [] : [name.trim()]

@@ -4,6 +4,7 @@
 // a random cookie of their own; a POST without the right token is refused with 422 as Rails'
 // forgery protection answers.
 import { randomBytes } from 'node:crypto'
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../common/errors.js'
 import {
@@ -12,6 +13,7 @@ import {
 } from '../auth/sessions.js'
 import { fitsIntegerColumn } from '../db/values.js'
 import { getApplicationSettings, type ApplicationSettings } from '../services/settings.js'
+import { encodingFor } from './assets.js'
 import { escapeHtml, html, type SafeHtml } from './html.js'
 import { SIGN_IN_PATH, TERMS_PATH, notFoundPage, rejectedPage } from './pages.js'
 
@@ -197,10 +199,26 @@ export function redirect(reply: FastifyReply, visit: Visit, location: string): F
 }
 
 export function sendPage(reply: FastifyReply, visit: Visit, status: number, markup: string, formTargets: readonly string[] = []): FastifyReply {
-  return withCookies(reply, visit).code(status)
+  withCookies(reply, visit).code(status)
     .headers({ ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(formTargets) })
-    .type('text/html; charset=utf-8').send(markup)
+    .type('text/html; charset=utf-8')
+  if (markup.length < COMPRESS_FROM_CHARS) return reply.send(markup)
+  void reply.header('vary', 'Accept-Encoding')
+  switch (encodingFor(reply.request)) {
+    case 'br': return reply.header('content-encoding', 'br').send(brotliCompressSync(markup, BROTLI_FAST))
+    case 'gzip': return reply.header('content-encoding', 'gzip').send(gzipSync(markup, GZIP_FAST))
+    case null: return reply.send(markup)
+  }
 }
+
+/**
+ * Pages of code are large (a 5,000-line file is some 800 KB of markup) and shrink 10 to 15 times;
+ * small pages gain too little to be worth the time. Fast levels: Brotli 4 and gzip 4 take 2 to 4 ms
+ * for 800 KB where their defaults take 7 to 10 times longer for a few percent less.
+ */
+const COMPRESS_FROM_CHARS = 8 * 1024
+const BROTLI_FAST = { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }
+const GZIP_FAST = { level: 4 }
 
 function withCookies(reply: FastifyReply, visit: Visit): FastifyReply {
   if (visit.cookies.length > 0) void reply.header('set-cookie', visit.cookies)

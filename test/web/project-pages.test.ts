@@ -224,6 +224,28 @@ describe('Web project pages', () => {
     assert.equal((await t.app.inject({ url: href.replace(/\.[0-9a-f]{16}\./, '.0000000000000000.') })).statusCode, 404)
   })
 
+  it('sends a large page compressed to a browser that accepts it, and plain to one that does not', async () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => `const value${i} = "<${i}>"`).join('\n')
+    await commitFiles(t, project.id, { 'src/long.ts': `${lines}\n` }, { parent: await t.ctx.repositories.open(project.id).resolveCommit('master') })
+    const url = `${base}/blob/master/src/long.ts`
+    const plain = await t.app.inject({ url })
+    assert.equal(plain.statusCode, 200)
+    assert.equal(plain.headers['content-encoding'], undefined)
+    assert.equal(plain.headers.vary, 'Accept-Encoding')
+    assert.ok(plain.body.includes('value1999'))
+    const br = await t.app.inject({ url, headers: { 'accept-encoding': 'gzip, deflate, br' } })
+    assert.equal(br.headers['content-encoding'], 'br')
+    assert.equal(brotliDecompressSync(br.rawPayload).toString(), plain.body)
+    assert.ok(br.rawPayload.length * 5 < plain.rawPayload.length, `${br.rawPayload.length} of ${plain.rawPayload.length}`)
+    const gzip = await t.app.inject({ url, headers: { 'accept-encoding': 'gzip, br;q=0' } })
+    assert.equal(gzip.headers['content-encoding'], 'gzip')
+    assert.equal(gunzipSync(gzip.rawPayload).toString(), plain.body)
+    // A small page goes as it is.
+    const small = await t.app.inject({ url: `${base}/blob/master/feature.txt`.replace('master', 'feature/x'), headers: { 'accept-encoding': 'br' } })
+    assert.equal(small.statusCode, 200)
+    assert.equal(small.headers['content-encoding'], undefined)
+  })
+
   it('leaves the URLs routed before it as they were: git over HTTP, the API\'s 404, the sign-in page', async () => {
     const refs = await t.app.inject({ url: `${base}.git/info/refs?service=git-upload-pack` })
     assert.equal(refs.statusCode, 200)
