@@ -1,6 +1,6 @@
 // A project's pages in a real browser (headless Chromium): sign in, open a private project's
 // overview, browse to a file through the tree, follow a line's anchor, switch branch with the
-// switcher's form; the stylesheet applies under the pages' CSP and nothing is refused (a CSP
+// switcher's page and form; the stylesheet applies under the pages' CSP and nothing is refused (a CSP
 // violation is a console error).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -45,6 +45,7 @@ describe('Project pages in Chromium', () => {
       await page.waitForURL(`${server.url}${projectPath}/blob/master/src/main.ts#L2`)
       assert.equal(await page.locator('#L2 td').nth(1).textContent(), 'const b = 2')
 
+      await page.getByRole('link', { name: 'Switch branch or tag' }).click()
       await page.selectOption('#ref-switcher-ref', 'feature/x')
       await page.getByRole('button', { name: 'Switch' }).click()
       await page.waitForURL(`${server.url}${projectPath}/blob/feature/x/src/main.ts`)

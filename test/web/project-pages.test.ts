@@ -92,13 +92,12 @@ describe('Web project pages', () => {
     assert.ok(root.text.includes(`href="${base}/blob/master/src/${encodeURIComponent(HOSTILE_NAME)}"`))
     assert.ok(root.text.includes('&quot;&gt;&lt;script&gt;alert(1)&lt;script&gt;.txt'))
     assert.ok(!root.text.includes('<script'))
-    assert.match(root.text, /<option selected>master<\/option>/)
-    assert.match(root.text, /<option>feature\/x<\/option>/)
+    assert.ok(root.text.includes(`href="${base}/refs/switch?destination=tree&amp;path=src&amp;current=master">Switch branch or tag</a>`), root.text)
 
     const branch = await anonymous().get(`${base}/tree/feature/x/dir`)
     assert.equal(branch.status, 200, branch.text)
     assert.ok(branch.text.includes(`href="${base}/blob/feature/x/dir/inner.txt"`), 'the ref feature/x, then the path dir')
-    assert.match(branch.text, /<option selected>feature\/x<\/option>/)
+    assert.ok(branch.text.includes('current=feature%2Fx'))
     const dashed = await anonymous().get(`${base}/-/tree/feature/x`)
     assert.equal(dashed.status, 200, 'the /-/ form works too')
     assert.ok(dashed.text.includes('feature.txt'))
@@ -122,17 +121,23 @@ describe('Web project pages', () => {
     assert.ok(blob.text.includes(`href="${base}/commits/master/src/main.ts"`))
   })
 
-  it('switches ref with a plain GET form', async () => {
+  it('switches ref with a plain GET form on a page of its own that lists the branches and tags', async () => {
+    const form = await anonymous().get(`${base}/refs/switch?destination=tree&path=dir&current=feature%2Fx`)
+    assert.equal(form.status, 200, form.text)
+    assert.match(form.text, /<option selected>feature\/x<\/option>/)
+    assert.match(form.text, /<option>master<\/option>/)
+    assert.ok(form.text.includes('<input type="hidden" name="path" value="dir">'))
     const res = await anonymous().get(`${base}/refs/switch?destination=tree&ref=feature%2Fx&path=dir`)
     assert.equal(res.status, 302)
     assert.equal(res.headers.location, `${base}/tree/feature/x/dir`)
+    assert.equal((await anonymous().get(`${secretBase}/refs/switch?destination=tree&path=`)).status, 404)
   })
 
   it('shows a file with numbered, anchored lines, escaped, with raw and permalink links', async () => {
     const res = await anonymous().get(`${base}/blob/master/src/main.ts`)
     assert.equal(res.status, 200, res.text)
     // Highlighted, and escaped inside its tokens.
-    assert.match(res.text, /<tr id="L2"><td class="line-number"><a href="#L2">2<\/a><\/td><td><span class="hljs-keyword">if<\/span> \(a &lt; <span class="hljs-number">2<\/span>\).*&quot;&lt;script&gt;&quot;.*<\/td><\/tr>/, res.text)
+    assert.match(res.text, /<tr id="L2"><td class="line-number"><a href="#L2">2<\/a><td><span class="hljs-keyword">if<\/span> \(a &lt; <span class="hljs-number">2<\/span>\).*&quot;&lt;script&gt;&quot;.*<\/tbody>/, res.text)
     assert.ok(!res.text.includes('<script'))
     assert.ok(res.text.includes(`href="${base}/raw/master/src/main.ts"`))
     const sha = await t.ctx.repositories.open(project.id).resolveCommit('master')

@@ -96,10 +96,17 @@ export function breadcrumbs(loaded: LoadedProject, ref: string, path: string): S
 }
 
 /**
- * The branch and tag switcher: a GET form (no script needed) to `refs/switch`, which sends the
- * visitor to the same page and path at the chosen ref.
+ * The branch and tag switcher of a tree or file page: the ref shown and a link to the switcher's
+ * page (switchRefPage), which lists the refs. The refs are not listed on every page, as the
+ * original loads them only when its dropdown opens: listing them costs a `git for-each-ref`.
  */
-export async function refSwitcher(loaded: LoadedProject, repo: GitRepository, destination: 'tree' | 'blob', ref: string, path: string): Promise<SafeHtml> {
+export function refSwitcher(loaded: LoadedProject, destination: 'tree' | 'blob', ref: string, path: string): SafeHtml {
+  const query = new URLSearchParams({ destination, path, current: ref })
+  return html`<p class="ref-switcher">Branch or tag: <strong class="mono">${ref}</strong> <a href="${projectUrl(loaded)}/refs/switch?${query.toString()}">Switch branch or tag</a></p>`
+}
+
+/** The switcher's form: a GET form (no script needed) back to `refs/switch`, which sends the visitor to the same page and path at the chosen ref. */
+export async function refSwitcherForm(loaded: LoadedProject, repo: GitRepository, destination: 'tree' | 'blob', ref: string, path: string): Promise<SafeHtml> {
   const names = await repo.refNames(BRANCH_PREFIX, TAG_PREFIX)
   const branches = names.filter((name) => name.startsWith(BRANCH_PREFIX)).map(shortRefName)
   const tags = names.filter((name) => name.startsWith(TAG_PREFIX)).map(shortRefName)

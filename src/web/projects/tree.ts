@@ -10,7 +10,7 @@ import { html, page, type SafeHtml } from '../html.js'
 import { redirect, sendNotFound, sendPage } from '../visit.js'
 import type { LoadedProject } from '../../api/load.js'
 import {
-  breadcrumbs, encodePath, pageUrl, projectChrome, refAndPath, refSwitcher, type ProjectPage, type ProjectPageRequest,
+  breadcrumbs, encodePath, pageUrl, projectChrome, refAndPath, refSwitcher, refSwitcherForm, type ProjectPage, type ProjectPageRequest,
 } from './context.js'
 import { commitSummary } from './commit-summary.js'
 
@@ -51,11 +51,11 @@ const treePage: ProjectPage = async ({ req, reply, visit, loaded, rest }: Projec
     const info = path === '' ? null : await repo.info(`${commit}:${path}`)
     return info?.type === 'blob' ? redirect(reply, visit, pageUrl(loaded, 'blob', ref, path)) : sendNotFound(reply, visit)
   }
-  const [switcher, last] = await Promise.all([refSwitcher(loaded, repo, 'tree', ref, path), lastCommitOf(repo, commit, path)])
+  const last = await lastCommitOf(repo, commit, path)
   const title = path === '' ? loaded.project.name : `${path} · ${loaded.project.name}`
   return sendPage(reply, visit, 200, page({ title, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'files', html`
 <h1>${path === '' ? 'Files' : path}</h1>
-${switcher}
+${refSwitcher(loaded, 'tree', ref, path)}
 ${breadcrumbs(loaded, ref, path)}
 <div class="box">
 <header>${last === null ? '' : commitSummary(loaded, last)}</header>
@@ -66,15 +66,21 @@ ${treeTable(loaded, ref, path, entries)}
 export default treePage
 
 /**
- * `refs/switch?destination=tree|blob&ref=…&path=…`: the switcher's form, answered with the same
- * page at the chosen ref (the original's RefsController#switch).
+ * `refs/switch?destination=tree|blob&path=…`: with `ref` (the switcher's form sent), the same page
+ * at the chosen ref (the original's RefsController#switch); without, the form listing the branches
+ * and tags, `current` chosen.
  */
 export const switchRefPage: ProjectPage = async ({ req, reply, visit, loaded, rest }: ProjectPageRequest) => {
-  if (rest.join('/') !== 'switch') return sendNotFound(reply, visit)
+  if (rest.join('/') !== 'switch' || !canOnProject(req.actor, loaded, 'download_code')) return sendNotFound(reply, visit)
   const query = req.query as Record<string, unknown>
   const ref = typeof query.ref === 'string' ? query.ref : ''
   const path = typeof query.path === 'string' ? query.path.replace(/^\/+|\/+$/g, '') : ''
   const destination = query.destination === 'blob' ? 'blob' : 'tree'
-  if (ref === '') return sendNotFound(reply, visit)
-  return redirect(reply, visit, pageUrl(loaded, destination, ref, path))
+  if (ref !== '') return redirect(reply, visit, pageUrl(loaded, destination, ref, path))
+  const current = typeof query.current === 'string' ? query.current : loaded.project.default_branch ?? ''
+  const form = await refSwitcherForm(loaded, req.ingot.repositories.open(loaded.project.id), destination, current, path)
+  return sendPage(reply, visit, 200, page({ title: `Switch branch or tag · ${loaded.project.name}`, user: visit.session?.user ?? null }, projectChrome(req.actor, loaded, 'files', html`
+<h1>Switch branch or tag</h1>
+${path === '' ? '' : html`<p>Of <span class="mono">${path}</span></p>`}
+${form}`)))
 }
