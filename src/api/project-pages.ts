@@ -1,12 +1,11 @@
-// A project's wiki and issue links, `<full_path>/wikis[/<slug>]` and `<full_path>/issues[/new|/<iid>]`,
-// which point where the project's integrations say (issue 5): to the external wiki while that
-// integration is active, to the external issue tracker's pages (`issues_url` with `:id` replaced by
-// the iid, `new_issue_url`, `project_url`) while one is; otherwise to the wiki and issues as the API
-// serves them. Always 302: the target changes when the integration does. A project the caller
-// cannot see is 404, as everywhere.
+// A project's wiki links, `<full_path>/wikis[/<slug>]`, which point where the project's
+// integrations say (issue 5): to the external wiki while that integration is active; otherwise to
+// the wiki as the API serves it. Always 302: the target changes when the integration does. A
+// project the caller cannot see is 404, as everywhere. (Issue links open the issue pages,
+// web/projects/issues.ts, which send to an external issue tracker the same way.)
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { findProjectByIdOrPath } from '../finders/project-lookup.js'
-import { externalIssueTracker, externalWikiUrl } from '../services/integrations/project-links.js'
+import { externalWikiUrl } from '../services/integrations/project-links.js'
 import { ApiError, notFound } from '../common/errors.js'
 import { loadProject, type LoadedProject } from './load.js'
 
@@ -15,15 +14,12 @@ const PROJECT_PAGES_PREFIX = '/-/project-pages'
 
 /** `<namespace…>/<project>/wikis…`: at least two segments before `wikis`. */
 const WIKI_URL = /^\/[^/]+(?:\/[^/]+)+\/wikis(?:\/|$)/
-/** `<namespace…>/<project>/issues[/new|/<iid>]`; the last `issues` segment is the page. */
-const ISSUES_URL = /^\/([^/]+(?:\/[^/]+)+)\/issues(?:\/(new|\d+))?\/?$/
-
-/** For Fastify's rewriteUrl: a project's wiki or issue page (never one of /api or /-/) moved under PROJECT_PAGES_PREFIX. */
+/** For Fastify's rewriteUrl: a project's wiki page (never one of /api or /-/) moved under PROJECT_PAGES_PREFIX. */
 export function routeProjectPageUrl(url: string): string {
   const queryAt = url.indexOf('?')
   const urlPath = queryAt === -1 ? url : url.slice(0, queryAt)
   if (urlPath.startsWith('/api/') || urlPath.startsWith('/-/')) return url
-  if (!WIKI_URL.test(urlPath) && !ISSUES_URL.test(urlPath)) return url
+  if (!WIKI_URL.test(urlPath)) return url
   return `${PROJECT_PAGES_PREFIX}${url}`
 }
 
@@ -60,26 +56,10 @@ async function redirectWiki(req: FastifyRequest, reply: FastifyReply, segments: 
   return reply.redirect(slug === '' ? wikis : `${wikis}/${encodeURIComponent(slug)}`, 302)
 }
 
-async function redirectIssues(req: FastifyRequest, reply: FastifyReply, fullPath: string, page: string | undefined) {
-  const loaded = await visibleProject(req, fullPath)
-  if (loaded === null) throw notFound('Project')
-  const tracker = await externalIssueTracker(req.ingot, loaded.project.id)
-  if (tracker !== null) {
-    const url = page === undefined ? tracker.projectUrl : page === 'new' ? tracker.newIssueUrl : tracker.issueUrl(Number(page))
-    return reply.redirect(url, 302)
-  }
-  // Issues are created through the API; there is no page to send a browser to.
-  if (page === 'new' || loaded.project.issues_enabled !== 1) throw notFound()
-  const issues = `${req.ingot.config.externalUrl}/api/v4/projects/${loaded.project.id}/issues`
-  return reply.redirect(page === undefined ? issues : `${issues}/${page}`, 302)
-}
-
 const projectPages: FastifyPluginAsync = async (app) => {
   app.get(`${PROJECT_PAGES_PREFIX}/*`, { config: { auth: 'optional' } }, async (req, reply) => {
     // The router hands the rest of the path over decoded.
     const urlPath = `/${(req.params as { '*': string })['*']}`
-    const issues = ISSUES_URL.exec(urlPath)
-    if (issues !== null) return redirectIssues(req, reply, issues[1]!, issues[2])
     if (!WIKI_URL.test(urlPath)) throw notFound()
     return redirectWiki(req, reply, urlPath.split('/').slice(1))
   })

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import { startSmtpListener, type SmtpListener } from '../helpers/smtp.js'
+import { Browser } from '../web/browser.js'
 import { expectStatuses, makeMatrix, type Matrix } from '../shared/permission-matrix.js'
 import { MAINTAINER } from '../../src/policies/access-levels.js'
 import { POST_CHAT_MESSAGE, SEND_PUSH_EMAIL } from '../../src/services/integrations/jobs.js'
@@ -572,16 +573,18 @@ describe('Integrations that act', () => {
   })
 
   describe('wiki and issue links', () => {
-    it('redirect to the API\'s wiki and issues without integrations', async () => {
+    it('redirect to the API\'s wiki, and open the issue pages, without integrations', async () => {
       const list = await t.app.inject({ method: 'GET', url: `/${fullPath}/wikis`, headers: { 'private-token': maintainer.token } })
       assert.equal(list.statusCode, 302)
       assert.equal(list.headers.location, `http://ingot.test/api/v4/projects/${projectId}/wikis`)
       const page = await t.app.inject({ method: 'GET', url: `/${fullPath}/wikis/guides/setup`, headers: { 'private-token': maintainer.token } })
       assert.equal(page.headers.location, `http://ingot.test/api/v4/projects/${projectId}/wikis/guides%2Fsetup`)
-      const issue = await t.app.inject({ method: 'GET', url: `/${fullPath}/issues/3`, headers: { 'private-token': maintainer.token } })
-      assert.equal(issue.headers.location, `http://ingot.test/api/v4/projects/${projectId}/issues/3`)
-      const newIssue = await t.app.inject({ method: 'GET', url: `/${fullPath}/issues/new`, headers: { 'private-token': maintainer.token } })
-      assert.equal(newIssue.statusCode, 404)
+      // Issue links are pages, read as the signed-in member (pages take the session, not tokens).
+      const member = new Browser(t)
+      await member.signIn(maintainer.user.username)
+      const issues = await member.get(`/${fullPath}/issues`)
+      assert.equal(issues.status, 200)
+      assert.match(issues.headers['content-type'] as string, /^text\/html/)
     })
 
     it('point to the external wiki and the external issue tracker while they are active', async () => {
@@ -595,9 +598,12 @@ describe('Integrations that act', () => {
         const res = await get(url)
         assert.deepEqual([res.statusCode, res.headers.location], [302, 'https://wiki.example.com/team'], url)
       }
-      assert.equal((await get(`/${fullPath}/issues/42`)).headers.location, 'https://tracker.example.com/browse/42')
-      assert.equal((await get(`/${fullPath}/issues/new`)).headers.location, 'https://tracker.example.com/new')
-      assert.equal((await get(`/${fullPath}/issues`)).headers.location, 'https://tracker.example.com/all')
+      // Issue links are pages, which take the session rather than tokens.
+      const member = new Browser(t)
+      await member.signIn(maintainer.user.username)
+      assert.equal((await member.get(`/${fullPath}/issues/42`)).headers.location, 'https://tracker.example.com/browse/42')
+      assert.equal((await member.get(`/${fullPath}/issues/new`)).headers.location, 'https://tracker.example.com/new')
+      assert.equal((await member.get(`/${fullPath}/issues`)).headers.location, 'https://tracker.example.com/all')
       // Private: nobody outside learns where its links go.
       assert.equal((await get(`/${fullPath}/wikis`, null)).statusCode, 404)
       assert.equal((await get(`/${fullPath}/issues/42`, null)).statusCode, 404)
@@ -605,7 +611,7 @@ describe('Integrations that act', () => {
       await t.api('DELETE', `/projects/${projectId}/services/external-wiki`, { token: maintainer.token })
       await t.api('DELETE', `/projects/${projectId}/services/custom-issue-tracker`, { token: maintainer.token })
       assert.equal((await get(`/${fullPath}/wikis`)).headers.location, `http://ingot.test/api/v4/projects/${projectId}/wikis`)
-      assert.equal((await get(`/${fullPath}/issues/42`)).headers.location, `http://ingot.test/api/v4/projects/${projectId}/issues/42`)
+      assert.equal((await member.get(`/${fullPath}/issues/42`)).status, 404, 'the issue page, of an issue that does not exist')
     })
 
     it('leave git over HTTP and the API where they were', async () => {

@@ -22,6 +22,7 @@ import treePage, { switchRefPage } from './tree.js'
 import blobPage from './blob.js'
 import rawPage from './raw.js'
 import commitsPage from './commits.js'
+import issuesPage, { issueForms } from './issues.js'
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -31,10 +32,13 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   raw: rawPage,
   commits: commitsPage,
   refs: switchRefPage,
+  issues: issuesPage,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
-const FORMS: Readonly<Record<string, ProjectPage>> = {}
+const FORMS: Readonly<Record<string, ProjectPage>> = {
+  issues: issueForms,
+}
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */
 const PROJECT_WEB_PREFIX = '/-/project-web'
