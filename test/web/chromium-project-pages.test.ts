@@ -37,9 +37,9 @@ describe('Project pages in Chromium', () => {
       const skipLink = await page.locator('.skip-link').boundingBox()
       assert.ok(skipLink !== null && skipLink.x < 0, 'the stylesheet applies: the skip link waits off screen for focus')
 
-      await page.getByRole('link', { name: 'src/' }).click()
+      await page.getByRole('link', { name: 'src/', exact: true }).click()
       await page.waitForURL(`${server.url}${projectPath}/tree/master/src`)
-      await page.getByRole('link', { name: 'main.ts' }).click()
+      await page.getByRole('link', { name: 'main.ts', exact: true }).click()
       await page.waitForURL(`${server.url}${projectPath}/blob/master/src/main.ts`)
       await page.locator('a[href="#L2"]').click()
       await page.waitForURL(`${server.url}${projectPath}/blob/master/src/main.ts#L2`)

@@ -23,6 +23,7 @@ import blobPage from './blob.js'
 import rawPage from './raw.js'
 import commitsPage from './commits.js'
 import issuesPage, { issueForms } from './issues.js'
+import commitPage, { comparePage } from './commit.js'
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -32,6 +33,8 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   raw: rawPage,
   commits: commitsPage,
   refs: switchRefPage,
+  commit: commitPage,
+  compare: comparePage,
   issues: issuesPage,
 }
 

@@ -1,0 +1,172 @@
+// Changes as the commit, compare and merge request pages show them: the repository engine's diff
+// entries (git/diff.ts, bounded as the original bounds them) drawn file by file, each with its
+// header (paths, new/deleted/renamed, added and removed line counts, a link to the file) and a
+// table of its hunks with the old and new line numbers, each line anchored and highlighted on the
+// server. Each side of a file is highlighted as one text (so a comment or string spanning lines
+// stays one token), and a file's table is kept by the commits it lies between: they never change.
+import type { DiffEntry } from '../git/diff.js'
+import { SafeHtml, escapeHtml, html } from './html.js'
+import { highlightCode, languageForPath, splitHighlightedLines } from './highlight.js'
+import { WeightedLru } from './weighted-lru.js'
+
+export interface DiffSides {
+  /** The commit the changes start from (null: the empty tree, for a root commit). */
+  from: string | null
+  /** The commit they lead to. */
+  to: string
+}
+
+export interface RenderedDiffs {
+  /** The list of files (a table of contents) and each file's section. */
+  markup: SafeHtml
+  additions: number
+  deletions: number
+}
+
+type LineKind = 'context' | 'add' | 'remove' | 'note'
+
+interface DiffLine {
+  kind: LineKind
+  oldNumber: number | null
+  newNumber: number | null
+  /** Index of the line's text among its side's lines (the old side for removed lines, the new side otherwise). */
+  sideIndex: number
+}
+
+interface ParsedFile {
+  hunks: { header: string; lines: DiffLine[] }[]
+  oldLines: string[]
+  newLines: string[]
+  additions: number
+  deletions: number
+  binary: boolean
+}
+
+const HUNK_HEADER = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$/
+
+/** A file's unified diff (from its `---` line) read into hunks, with each side's lines apart for highlighting. */
+function parseFileDiff(diff: string): ParsedFile {
+  const parsed: ParsedFile = { hunks: [], oldLines: [], newLines: [], additions: 0, deletions: 0, binary: diff.startsWith('Binary files ') }
+  if (parsed.binary) return parsed
+  let oldNumber = 0
+  let newNumber = 0
+  let hunk: ParsedFile['hunks'][number] | null = null
+  for (const line of diff.split('\n')) {
+    const header = HUNK_HEADER.exec(line)
+    if (header !== null) {
+      oldNumber = Number(header[1])
+      newNumber = Number(header[2])
+      hunk = { header: line, lines: [] }
+      parsed.hunks.push(hunk)
+      continue
+    }
+    if (hunk === null) continue
+    const marker = line[0]
+    const text = line.slice(1)
+    if (marker === '+') {
+      hunk.lines.push({ kind: 'add', oldNumber: null, newNumber: newNumber++, sideIndex: parsed.newLines.push(text) - 1 })
+      parsed.additions += 1
+    } else if (marker === '-') {
+      hunk.lines.push({ kind: 'remove', oldNumber: oldNumber++, newNumber: null, sideIndex: parsed.oldLines.push(text) - 1 })
+      parsed.deletions += 1
+    } else if (marker === ' ') {
+      parsed.oldLines.push(text)
+      hunk.lines.push({ kind: 'context', oldNumber: oldNumber++, newNumber: newNumber++, sideIndex: parsed.newLines.push(text) - 1 })
+    } else if (marker === '\\') {
+      hunk.lines.push({ kind: 'note', oldNumber: null, newNumber: null, sideIndex: -1 })
+    }
+  }
+  return parsed
+}
+
+/** A side's lines as markup, highlighted as the file's language when it has one. */
+function sideMarkup(lines: readonly string[], path: string): string[] {
+  const language = languageForPath(path)
+  const highlighted = language === undefined || lines.length === 0 ? null : highlightCode(lines.join('\n'), language)
+  if (highlighted === null) return lines.map(escapeHtml)
+  const split = splitHighlightedLines(highlighted.markup)
+  return split.length === lines.length ? split : lines.map(escapeHtml)
+}
+
+const ROW_CLASS: Readonly<Record<LineKind, string>> = { context: '', add: ' class="add"', remove: ' class="remove"', note: ' class="note"' }
+const MARKER: Readonly<Record<LineKind, string>> = { context: ' ', add: '+', remove: '−', note: '' }
+
+/** A file's hunks as table rows, each line anchored `#<file anchor>_<old>_<new>` as the original's line codes are. */
+function fileTable(entry: DiffEntry, parsed: ParsedFile, anchor: string): string {
+  const oldMarkup = sideMarkup(parsed.oldLines, entry.old_path)
+  const newMarkup = sideMarkup(parsed.newLines, entry.new_path)
+  const rows: string[] = []
+  for (const hunk of parsed.hunks) {
+    rows.push(`<tr class="hunk"><td class="line-number"><td class="line-number"><td>${escapeHtml(hunk.header)}`)
+    for (const line of hunk.lines) {
+      if (line.kind === 'note') {
+        rows.push('<tr class="note"><td class="line-number"><td class="line-number"><td>\\ No newline at end of file')
+        continue
+      }
+      const id = `${anchor}_${line.oldNumber ?? ''}_${line.newNumber ?? ''}`
+      const code = line.kind === 'remove' ? oldMarkup[line.sideIndex] : newMarkup[line.sideIndex]
+      rows.push(`<tr id="${id}"${ROW_CLASS[line.kind]}><td class="line-number">${line.oldNumber === null ? '' : `<a href="#${id}">${line.oldNumber}</a>`}<td class="line-number">${line.newNumber === null ? '' : `<a href="#${id}">${line.newNumber}</a>`}<td><span class="marker" aria-hidden="true">${MARKER[line.kind]}</span>${code ?? ''}`)
+    }
+  }
+  return `<div class="blob-wrap"><table class="code diff"><tbody>${rows.join('')}</tbody></table></div>`
+}
+
+interface RenderedFile {
+  body: string
+  additions: number
+  deletions: number
+}
+
+// Weighed in characters of markup; a file between two commits renders the same forever.
+const renderedFiles = new WeightedLru<RenderedFile>(16 * 1024 * 1024, (file) => file.body.length + 64)
+
+function renderFile(entry: DiffEntry, sides: DiffSides, anchor: string, blobUrl: (path: string) => string): RenderedFile {
+  const key = `${sides.from ?? ''}..${sides.to}\0${entry.old_path}\0${entry.new_path}\0${anchor}\0${entry.too_large}\0${entry.collapsed}`
+  const cached = renderedFiles.get(key)
+  if (cached !== undefined) return cached
+  const parsed = parseFileDiff(entry.diff)
+  const link = entry.deleted_file ? '' : html` <a href="${blobUrl(entry.new_path)}">View the file</a>`.markup
+  let body: string
+  if (entry.too_large || entry.collapsed) body = `<p class="content muted">This diff is too large to show here.${link}</p>`
+  else if (parsed.binary) body = `<p class="content muted">Binary file changed.${link}</p>`
+  else if (parsed.hunks.length === 0) body = `<p class="content muted">${entry.renamed_file ? 'File moved without changes.' : entry.a_mode !== entry.b_mode ? 'File mode changed.' : 'No changes to show.'}</p>`
+  else body = fileTable(entry, parsed, anchor)
+  const file = { body, additions: parsed.additions, deletions: parsed.deletions }
+  renderedFiles.set(key, file)
+  return file
+}
+
+function fileState(entry: DiffEntry): SafeHtml {
+  if (entry.new_file) return html`<span class="badge">new file</span>`
+  if (entry.deleted_file) return html`<span class="badge">deleted</span>`
+  if (entry.renamed_file) return html`<span class="badge">renamed</span>`
+  return html``
+}
+
+/**
+ * The changes between two commits as a list of files and a section per file. `blobUrl` names a
+ * file's page at the new side; `overflow` says the collection stopped at its limits, which the
+ * page tells rather than hiding.
+ */
+export function renderDiffs(diffs: readonly DiffEntry[], sides: DiffSides, blobUrl: (path: string) => string, overflow: boolean): RenderedDiffs {
+  let additions = 0
+  let deletions = 0
+  const sections: SafeHtml[] = []
+  const index: SafeHtml[] = []
+  diffs.forEach((entry, i) => {
+    const anchor = `diff-${i}`
+    const file = renderFile(entry, sides, anchor, blobUrl)
+    additions += file.additions
+    deletions += file.deletions
+    const name = entry.renamed_file ? `${entry.old_path} → ${entry.new_path}` : entry.new_path
+    index.push(html`<li><a href="#${anchor}">${name}</a> <span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span></li>`)
+    sections.push(html`<section class="box diff-file" id="${anchor}" aria-label="${name}">
+<header><h3 class="mono">${name}</h3><span>${fileState(entry)} <span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span>${entry.deleted_file ? '' : html` <a href="${blobUrl(entry.new_path)}">View file</a>`}</span></header>
+${new SafeHtml(file.body)}</section>`)
+  })
+  const markup = html`<p>${diffs.length} ${diffs.length === 1 ? 'file' : 'files'} changed, <span class="additions">${additions} additions</span>, <span class="deletions">${deletions} deletions</span></p>
+${overflow ? html`<p class="notice">Too many changes to show them all: some files are left out.</p>` : ''}
+${diffs.length === 0 ? '' : html`<details class="diff-index"><summary>Files</summary><ol>${index}</ol></details>`}
+${sections}`
+  return { markup, additions, deletions }
+}
