@@ -24,6 +24,7 @@ import rawPage from './raw.js'
 import commitsPage from './commits.js'
 import issuesPage, { issueForms } from './issues.js'
 import commitPage, { comparePage } from './commit.js'
+import mergeRequestsPage, { mergeRequestForms } from './merge-requests.js'
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -36,11 +37,13 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   commit: commitPage,
   compare: comparePage,
   issues: issuesPage,
+  merge_requests: mergeRequestsPage,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
 const FORMS: Readonly<Record<string, ProjectPage>> = {
   issues: issueForms,
+  merge_requests: mergeRequestForms,
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */
