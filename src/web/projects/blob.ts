@@ -8,7 +8,8 @@ import { findFileAtRef, type RepositoryFileView } from '../../services/files/fil
 import { SafeHtml, html, page } from '../html.js'
 import { redirect, sendNotFound, sendPage } from '../visit.js'
 import type { LoadedProject } from '../../api/load.js'
-import { breadcrumbs, pageUrl, projectChrome, refAndPath, refSwitcher, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { breadcrumbs, encodePath, pageUrl, projectChrome, projectUrl, refAndPath, refSwitcher, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { commitSummary } from './commit-summary.js'
 import { imageTypeOf } from './raw.js'
 import { highlightLines } from '../highlight.js'
@@ -74,7 +75,9 @@ const blobPage: ProjectPage = async ({ req, reply, visit, loaded, rest }: Projec
     return info?.type === 'tree' ? redirect(reply, visit, pageUrl(loaded, 'tree', ref, path)) : sendNotFound(reply, visit)
   }
   const file = lookup.found
-  const last = await repo.readCommit(file.lastCommitId)
+  const [last, onBranch] = await Promise.all([repo.readCommit(file.lastCommitId), repo.resolveCommit(`${BRANCH_PREFIX}${ref}`)])
+  // Files are edited on a branch, by those who may push to the project.
+  const canEdit = onBranch !== null && canOnProject(req.actor, loaded, 'push_code') && file.data !== null && !looksBinary(file.data)
   const rawUrl = pageUrl(loaded, 'raw', ref, path)
   const name = path.slice(path.lastIndexOf('/') + 1)
   return sendPage(reply, visit, 200, page({ title: `${path} · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'files', html`
@@ -84,7 +87,7 @@ ${breadcrumbs(loaded, ref, path)}
 ${last === null ? '' : commitSummary(loaded, last)}
 <div class="box">
 <header><span class="muted">${humanSize(file.size)}</span>
-<ul class="actions"><li><a href="${rawUrl}">Raw</a></li><li><a href="${pageUrl(loaded, 'commits', ref, path)}">History</a></li><li><a href="${pageUrl(loaded, 'blob', commit, path)}">Permalink</a></li></ul></header>
+<ul class="actions">${canEdit ? html`<li><a href="${projectUrl(loaded)}/edit/${encodePath(ref)}/${encodePath(path)}">Edit</a></li>` : ''}<li><a href="${rawUrl}">Raw</a></li><li><a href="${pageUrl(loaded, 'commits', ref, path)}">History</a></li><li><a href="${pageUrl(loaded, 'blob', commit, path)}">Permalink</a></li></ul></header>
 ${fileContent(loaded, ref, file, rawUrl)}
 </div>`)))
 }

@@ -25,6 +25,7 @@ import commitsPage from './commits.js'
 import issuesPage, { issueForms } from './issues.js'
 import commitPage, { comparePage } from './commit.js'
 import mergeRequestsPage, { mergeRequestForms } from './merge-requests.js'
+import { editFileForm, editFilePage, newFileForm, newFilePage } from './edit-file.js'
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -38,12 +39,16 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   compare: comparePage,
   issues: issuesPage,
   merge_requests: mergeRequestsPage,
+  edit: editFilePage,
+  new: newFilePage,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
 const FORMS: Readonly<Record<string, ProjectPage>> = {
   issues: issueForms,
   merge_requests: mergeRequestForms,
+  edit: editFileForm,
+  new: newFileForm,
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */

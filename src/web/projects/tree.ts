@@ -6,11 +6,12 @@ import { canOnProject } from '../../policies/project-policy.js'
 import { lastCommitForPath } from '../../git/log.js'
 import type { Commit, GitRepository, TreeEntry } from '../../git/repository.js'
 import { readTree } from '../../git/tree.js'
+import { BRANCH_PREFIX } from '../../git/ref-names.js'
 import { html, page, type SafeHtml } from '../html.js'
 import { redirect, sendNotFound, sendPage } from '../visit.js'
 import type { LoadedProject } from '../../api/load.js'
 import {
-  breadcrumbs, encodePath, pageUrl, projectChrome, refAndPath, refSwitcher, refSwitcherForm, type ProjectPage, type ProjectPageRequest,
+  breadcrumbs, encodePath, pageUrl, projectChrome, projectUrl, refAndPath, refSwitcher, refSwitcherForm, type ProjectPage, type ProjectPageRequest,
 } from './context.js'
 import { commitSummary } from './commit-summary.js'
 
@@ -51,14 +52,15 @@ const treePage: ProjectPage = async ({ req, reply, visit, loaded, rest }: Projec
     const info = path === '' ? null : await repo.info(`${commit}:${path}`)
     return info?.type === 'blob' ? redirect(reply, visit, pageUrl(loaded, 'blob', ref, path)) : sendNotFound(reply, visit)
   }
-  const last = await lastCommitOf(repo, commit, path)
+  const [last, onBranch] = await Promise.all([lastCommitOf(repo, commit, path), repo.resolveCommit(`${BRANCH_PREFIX}${ref}`)])
+  const canAddFile = onBranch !== null && canOnProject(req.actor, loaded, 'push_code')
   const title = path === '' ? loaded.project.name : `${path} · ${loaded.project.name}`
   return sendPage(reply, visit, 200, page({ title, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'files', html`
 <h1>${path === '' ? 'Files' : path}</h1>
 ${refSwitcher(loaded, 'tree', ref, path)}
 ${breadcrumbs(loaded, ref, path)}
 <div class="box">
-<header>${last === null ? '' : commitSummary(loaded, last)}</header>
+<header>${last === null ? '' : commitSummary(loaded, last)}${canAddFile ? html`<a href="${projectUrl(loaded)}/new/${encodePath(ref)}${path === '' ? '' : `/${encodePath(path)}`}">New file</a>` : ''}</header>
 ${treeTable(loaded, ref, path, entries)}
 </div>`)))
 }
