@@ -54,6 +54,10 @@ export interface PageOptions {
   user?: { username: string; admin: number } | null
   /** Pages of code and lists take the window's width; forms keep a readable measure. */
   wide?: boolean
+  /** Scripts of web/assets/ the page loads (deferred); every page works without them. */
+  scripts?: readonly string[]
+  /** Without scripts, reload the page this often (a running job's log); the scripts update it in place instead. */
+  refreshWithoutScriptSeconds?: number
 }
 
 /** The stylesheets of every page: the layout's, rendered Markdown's and highlighted code's. */
@@ -70,7 +74,9 @@ ${options.csrfToken === undefined ? '' : html`<meta name="csrf-param" content="a
 <meta name="csrf-token" content="${options.csrfToken}">
 `}<title>${options.title} · Ingot</title>
 ${STYLESHEETS.map((name) => html`<link rel="stylesheet" href="${assetUrl(name)}">
-`)}</head>
+`)}${(options.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer></script>
+`)}${options.refreshWithoutScriptSeconds === undefined ? '' : html`<noscript><meta http-equiv="refresh" content="${options.refreshWithoutScriptSeconds}"></noscript>
+`}</head>
 <body>
 <a class="skip-link" href="#content">Skip to content</a>
 <header class="site-header"><div>

@@ -26,6 +26,7 @@ import issuesPage, { issueForms } from './issues.js'
 import commitPage, { comparePage } from './commit.js'
 import mergeRequestsPage, { mergeRequestForms } from './merge-requests.js'
 import { editFileForm, editFilePage, newFileForm, newFilePage } from './edit-file.js'
+import { jobForms, jobsPage, pipelineForms, pipelinesPage } from './pipelines.js'
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -41,6 +42,8 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   merge_requests: mergeRequestsPage,
   edit: editFilePage,
   new: newFilePage,
+  pipelines: pipelinesPage,
+  jobs: jobsPage,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
@@ -49,6 +52,8 @@ const FORMS: Readonly<Record<string, ProjectPage>> = {
   merge_requests: mergeRequestForms,
   edit: editFileForm,
   new: newFileForm,
+  pipelines: pipelineForms,
+  jobs: jobForms,
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */

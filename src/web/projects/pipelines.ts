@@ -1,0 +1,231 @@
+// A project's CI at the original's URLs: `/pipelines` (newest first, with their status, ref,
+// commit and stages), `/pipelines/:id` (its stages and jobs), and `/-/jobs/:id` (a job and its log,
+// which follows a running job: the page's script polls `/-/jobs/:id/trace.json?offset=N` for
+// what was added, and without scripts the page reloads itself). Forms: POST
+// `/pipelines/:id/retry|cancel` and `/-/jobs/:id/retry|cancel`, for those who may run CI for the
+// pipeline's ref, through the API's CI services. Reading follows the API: Reporters, or anyone who
+// reads the project when its jobs are public.
+import type { FastifyReply } from 'fastify'
+import type { Readable } from 'node:stream'
+import type { CiBuildRow, CiPipelineRow } from '../../db/schema.js'
+import { findJob, findJobPage } from '../../finders/jobs-finder.js'
+import { findPipeline, findPipelinePage } from '../../finders/pipelines-finder.js'
+import { artifactsByJob } from '../../finders/job-artifacts-finder.js'
+import { canOnProject } from '../../policies/project-policy.js'
+import { canRunCiFor } from '../../services/ci/ref-access.js'
+import { ENDED_STATUSES, openTrace } from '../../services/ci/trace.js'
+import { cancelJob, cancelPipeline, retryJob, retryPipeline } from '../../services/ci/transitions.js'
+import { renderTerminal } from '../ansi.js'
+import { SafeHtml, csrfField, html, page } from '../html.js'
+import { redirect, sendNotFound, sendPage, tokenOf } from '../visit.js'
+import { commitUrl } from './commit.js'
+import { projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { pageLinks, timeOf, userLink } from './issuables.js'
+import { usersById } from '../../finders/rows.js'
+
+const PER_PAGE = 20
+/** The most of a log a page shows at once: the end of a longer one, with a link to the whole. */
+const LOG_TAIL_BYTES = 1024 * 1024
+
+function statusBadge(status: string): SafeHtml {
+  return html`<span class="badge status-${status}">${status}</span>`
+}
+
+function duration(startedAt: number | null, finishedAt: number | null): string {
+  if (startedAt === null) return ''
+  const seconds = Math.max(0, Math.round(((finishedAt ?? Date.now()) - startedAt) / 1000))
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`
+}
+
+function pipelineUrl(request: ProjectPageRequest, id: number): string {
+  return `${projectUrl(request.loaded)}/pipelines/${id}`
+}
+
+function jobUrl(request: ProjectPageRequest, id: number): string {
+  return `${projectUrl(request.loaded)}/-/jobs/${id}`
+}
+
+/** The jobs of one pipeline (its current ones, not those replaced by a retry), by stage in order. */
+async function stagesOf(request: ProjectPageRequest, pipeline: CiPipelineRow): Promise<{ name: string; jobs: CiBuildRow[] }[]> {
+  const jobs = (await findJobPage(request.req.ingot.db, request.loaded.project.id, { statuses: [], pipelineId: pipeline.id }, { page: 1, per_page: 100 })).items
+  const stages = new Map<string, { index: number; jobs: CiBuildRow[] }>()
+  for (const job of jobs) {
+    if (job.retried === 1) continue
+    const stage = stages.get(job.stage) ?? { index: job.stage_idx, jobs: [] }
+    stage.jobs.push(job)
+    stages.set(job.stage, stage)
+  }
+  return [...stages.entries()].sort((a, b) => a[1].index - b[1].index).map(([name, stage]) => ({ name, jobs: stage.jobs.sort((a, b) => a.name.localeCompare(b.name)) }))
+}
+
+async function mayRunCi(request: ProjectPageRequest, pipeline: CiPipelineRow): Promise<boolean> {
+  const { req, visit, loaded } = request
+  return visit.session !== null && req.actor !== null && canOnProject(req.actor, loaded, 'update_build')
+    && await canRunCiFor(req.ingot.db, req.actor, loaded, pipeline.ref, pipeline.tag === 1)
+}
+
+function actionForm(request: ProjectPageRequest, action: string, label: string): SafeHtml {
+  return html`<form method="post" action="${action}">${csrfField(tokenOf(request.visit))}<button type="submit">${label}</button></form>`
+}
+
+async function listPage(request: ProjectPageRequest): Promise<FastifyReply> {
+  const { req, reply, visit, loaded } = request
+  const asked = String((req.query as Record<string, unknown>).page ?? '1')
+  const number = /^\d{1,6}$/.test(asked) && Number(asked) >= 1 ? Number(asked) : 1
+  const found = await findPipelinePage(req.ingot.db, loaded.project.id, { orderBy: 'id', sort: 'desc' }, { page: number, per_page: PER_PAGE })
+  const users = await usersById(req.ingot.db, found.items.flatMap((p) => (p.user_id === null ? [] : [p.user_id])))
+  const base = `${projectUrl(loaded)}/pipelines`
+  return sendPage(reply, visit, 200, page({ title: `Pipelines · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'pipelines', html`
+<h1>Pipelines</h1>
+${found.items.length === 0 ? html`<p class="muted">No pipelines yet: push a <code>.gitlab-ci.yml</code> to start one.</p>` : html`<table class="pipelines">
+<thead><tr><th scope="col">Status</th><th scope="col">Pipeline</th><th scope="col">Ref and commit</th><th scope="col">Started by</th><th scope="col">Duration</th></tr></thead>
+<tbody>${found.items.map((p) => {
+    const user = p.user_id === null ? undefined : users.get(p.user_id)
+    return html`<tr><td>${statusBadge(p.status)}</td><td><a href="${pipelineUrl(request, p.id)}">#${p.id}</a></td>
+<td><span class="mono">${p.ref}</span> · <a class="mono" href="${commitUrl(request, p.sha)}">${p.sha.slice(0, 8)}</a></td><td>${user === undefined ? html`<span class="muted">—</span>` : userLink(user)}</td>
+<td>${duration(p.started_at, p.finished_at)} <span class="muted">${timeOf(p.created_at)}</span></td></tr>`
+  })}</tbody></table>`}
+${pageLinks(base, new URLSearchParams(), number, PER_PAGE, found.total)}`)))
+}
+
+async function pipelinePage(request: ProjectPageRequest, pipeline: CiPipelineRow): Promise<FastifyReply> {
+  const { req, reply, visit, loaded } = request
+  const [stages, mayRun] = await Promise.all([stagesOf(request, pipeline), mayRunCi(request, pipeline)])
+  const here = pipelineUrl(request, pipeline.id)
+  const ended = (ENDED_STATUSES as readonly string[]).includes(pipeline.status)
+  return sendPage(reply, visit, 200, page({ title: `Pipeline #${pipeline.id} · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: mayRun ? tokenOf(visit) : undefined, wide: true }, projectChrome(req.actor, loaded, 'pipelines', html`
+<h1>Pipeline #${pipeline.id} ${statusBadge(pipeline.status)}</h1>
+<p>On <span class="mono">${pipeline.ref}</span> at <a class="mono" href="${commitUrl(request, pipeline.sha)}">${pipeline.sha.slice(0, 8)}</a> · created ${timeOf(pipeline.created_at)}${pipeline.started_at === null ? '' : html` · ${duration(pipeline.started_at, pipeline.finished_at)}`}</p>
+${pipeline.yaml_errors === null ? '' : html`<p class="alert">${pipeline.yaml_errors}</p>`}
+${mayRun ? html`<div class="actions">${pipeline.status === 'failed' || pipeline.status === 'canceled' ? actionForm(request, `${here}/retry`, 'Retry the failed jobs') : ''}${ended ? '' : actionForm(request, `${here}/cancel`, 'Cancel running')}</div>` : ''}
+<div class="stages">${stages.map((stage) => html`<section class="box stage" aria-labelledby="stage-${stage.name}"><header><h2 id="stage-${stage.name}">${stage.name}</h2></header>
+<ul class="jobs">${stage.jobs.map((job) => html`<li>${statusBadge(job.status)} <a href="${jobUrl(request, job.id)}">${job.name}</a>${job.allow_failure === 1 ? html` <span class="muted">(allowed to fail)</span>` : ''} <span class="muted">${duration(job.started_at, job.finished_at)}</span></li>`)}</ul></section>`)}</div>`)))
+}
+
+/** Reads a log from `offset` on: the bytes up to `limit` (the last `limit` when `tail`), and its whole length. */
+async function readTrace(stream: Readable, offset: number, limit: number, tail: boolean): Promise<{ bytes: Buffer; length: number }> {
+  const chunks: Buffer[] = []
+  let kept = 0
+  let length = 0
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    const start = Math.max(0, offset - length)
+    length += chunk.length
+    if (start >= chunk.length) continue
+    const part = start === 0 ? chunk : chunk.subarray(start)
+    if (!tail && kept >= limit) continue
+    chunks.push(part)
+    kept += part.length
+    while (tail && chunks.length > 1 && kept - chunks[0]!.length >= limit) kept -= chunks.shift()!.length
+  }
+  const bytes = Buffer.concat(chunks)
+  return { bytes: tail ? bytes.subarray(Math.max(0, bytes.length - limit)) : bytes.subarray(0, limit), length }
+}
+
+/** The log's text from `offset` as a page shows it, up to the last whole line unless the job has ended; the offset after it. */
+function logChunk(bytes: Buffer, offset: number, complete: boolean): { markup: string; next: number } {
+  const end = complete ? bytes.length : bytes.lastIndexOf(0x0a) + 1
+  return { markup: renderTerminal(bytes.subarray(0, end).toString('utf8')), next: offset + end }
+}
+
+async function jobPage(request: ProjectPageRequest, job: CiBuildRow, pipeline: CiPipelineRow): Promise<FastifyReply> {
+  const { req, reply, visit, loaded } = request
+  const complete = (ENDED_STATUSES as readonly string[]).includes(job.status) || job.status === 'skipped' || job.status === 'manual'
+  const [mayRun, trace, artifacts, users] = await Promise.all([
+    mayRunCi(request, pipeline), openTrace(req.ingot, job.id), artifactsByJob(req.ingot.db, [job.id]),
+    usersById(req.ingot.db, job.user_id === null ? [] : [job.user_id]),
+  ])
+  const { bytes, length } = await readTrace(trace, 0, LOG_TAIL_BYTES, true)
+  const start = length - bytes.length
+  // A tail starts mid-line: from the first whole line on.
+  const from = start === 0 ? 0 : bytes.indexOf(0x0a) + 1
+  const chunk = logChunk(bytes.subarray(from), start + from, complete)
+  const here = jobUrl(request, job.id)
+  const api = `/api/v4/projects/${loaded.project.id}/jobs/${job.id}`
+  const archive = (artifacts.get(job.id) ?? []).some((artifact) => artifact.file_type === 'archive')
+  const user = job.user_id === null ? undefined : users.get(job.user_id)
+  return sendPage(reply, visit, 200, page({
+    title: `${job.name} (#${job.id}) · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: mayRun ? tokenOf(visit) : undefined, wide: true,
+    scripts: complete ? [] : ['job-log.js'], ...(complete ? {} : { refreshWithoutScriptSeconds: 5 }),
+  }, projectChrome(req.actor, loaded, 'pipelines', html`
+<h1>Job ${job.name} <small class="muted">#${job.id}</small></h1>
+<p><span id="job-status" aria-live="polite">${job.status}</span> · stage ${job.stage} of <a href="${pipelineUrl(request, pipeline.id)}">pipeline #${pipeline.id}</a> on <span class="mono">${pipeline.ref}</span>${user === undefined ? '' : html` · started by ${userLink(user)}`}${job.started_at === null ? '' : html` · ${duration(job.started_at, job.finished_at)}`}</p>
+<div class="actions">
+${mayRun && complete && job.kind === 'ci' ? actionForm(request, `${here}/retry`, 'Retry') : ''}${mayRun && !complete ? actionForm(request, `${here}/cancel`, 'Cancel') : ''}
+<a class="button" href="${api}/trace">Raw log</a>${archive ? html`<a class="button" href="${api}/artifacts">Download artifacts</a>` : ''}
+</div>
+${start > 0 ? html`<p class="muted">The log's first ${Math.round(start / 1024)} KB are left out here: the raw log has them.</p>` : ''}
+<pre class="job-log" id="job-log" data-trace-url="${here}/trace.json" data-offset="${chunk.next}" data-complete="${complete ? 'true' : 'false'}">${new SafeHtml(chunk.markup)}</pre>`)))
+}
+
+/** `trace.json?offset=N`: what the log gained since N (whole lines while the job runs), rendered, with the job's status. */
+async function traceJson(request: ProjectPageRequest, job: CiBuildRow): Promise<FastifyReply> {
+  const { req, reply } = request
+  const asked = String((req.query as Record<string, unknown>).offset ?? '0')
+  const offset = /^\d{1,12}$/.test(asked) ? Number(asked) : 0
+  const complete = (ENDED_STATUSES as readonly string[]).includes(job.status)
+  const { bytes } = await readTrace(await openTrace(req.ingot, job.id), offset, LOG_TAIL_BYTES, false)
+  const chunk = logChunk(bytes, offset, complete)
+  return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8')
+    .send({ offset: chunk.next, html: chunk.markup === '' && chunk.next === offset ? '' : chunk.markup, complete, status: job.status })
+}
+
+function numberSegment(segment: string | undefined): number | null {
+  return segment !== undefined && /^\d{1,15}$/.test(segment) ? Number(segment) : null
+}
+
+async function loadedPipeline(request: ProjectPageRequest, segment: string | undefined): Promise<CiPipelineRow | null> {
+  const id = numberSegment(segment)
+  return id === null ? null : findPipeline(request.req.ingot.db, request.loaded.project.id, id)
+}
+
+async function loadedJob(request: ProjectPageRequest, segment: string | undefined): Promise<{ job: CiBuildRow; pipeline: CiPipelineRow } | null> {
+  const id = numberSegment(segment)
+  const job = id === null ? null : await findJob(request.req.ingot.db, request.loaded.project.id, id)
+  const pipeline = job === null ? null : await findPipeline(request.req.ingot.db, request.loaded.project.id, job.pipeline_id)
+  return job === null || pipeline === null ? null : { job, pipeline }
+}
+
+export const pipelinesPage: ProjectPage = async (request) => {
+  const { req, reply, visit, loaded, rest } = request
+  if (!canOnProject(req.actor, loaded, 'read_pipeline')) return sendNotFound(reply, visit)
+  const [first, ...more] = rest
+  if (first === undefined) return listPage(request)
+  const pipeline = await loadedPipeline(request, first)
+  return pipeline === null || more.length > 0 ? sendNotFound(reply, visit) : pipelinePage(request, pipeline)
+}
+
+export const jobsPage: ProjectPage = async (request) => {
+  const { req, reply, visit, loaded, rest } = request
+  if (!canOnProject(req.actor, loaded, 'read_build')) return sendNotFound(reply, visit)
+  const [first, second, ...more] = rest
+  const found = await loadedJob(request, first)
+  if (found === null || more.length > 0) return sendNotFound(reply, visit)
+  if (second === undefined) return jobPage(request, found.job, found.pipeline)
+  if (second === 'trace.json') return traceJson(request, found.job)
+  return sendNotFound(reply, visit)
+}
+
+export const pipelineForms: ProjectPage = async (request) => {
+  const { req, reply, visit, rest } = request
+  const [first, action, ...more] = rest
+  const pipeline = await loadedPipeline(request, first)
+  if (pipeline === null || more.length > 0 || !await mayRunCi(request, pipeline)) return sendNotFound(reply, visit)
+  if (action === 'retry') await retryPipeline(req.ingot, pipeline, req.actor!.user.id)
+  else if (action === 'cancel') await cancelPipeline(req.ingot, pipeline)
+  else return sendNotFound(reply, visit)
+  return redirect(reply, visit, pipelineUrl(request, pipeline.id))
+}
+
+export const jobForms: ProjectPage = async (request) => {
+  const { req, reply, visit, rest } = request
+  const [first, action, ...more] = rest
+  const found = await loadedJob(request, first)
+  if (found === null || more.length > 0 || !await mayRunCi(request, found.pipeline)) return sendNotFound(reply, visit)
+  if (action === 'cancel') {
+    await cancelJob(req.ingot, found.job.id)
+    return redirect(reply, visit, jobUrl(request, found.job.id))
+  }
+  if (action !== 'retry') return sendNotFound(reply, visit)
+  const outcome = await retryJob(req.ingot, found.job.id, req.actor!.user.id)
+  return redirect(reply, visit, jobUrl(request, 'retried' in outcome ? outcome.retried.id : found.job.id))
+}
