@@ -23,11 +23,12 @@ import apiV4 from './api/v4/index.js'
 import uploads, { routeProjectUploadUrl } from './api/uploads.js'
 import gitHttp, { routeGitUrl } from './api/git-http.js'
 import gitLfs, { routeLfsUrl } from './api/git-lfs.js'
-import projectPages, { routeProjectPageUrl } from './api/project-pages.js'
 import { routeIntegrationsUrl } from './api/v4/integrations.js'
 import { sendExactJsonType } from './api/json-type.js'
 import web from './web/index.js'
 import webAssets from './web/assets.js'
+import namespacePages from './web/namespaces.js'
+import dashboardPages from './web/dashboard.js'
 import projectRouter, { routeProjectWebUrl } from './web/projects/router.js'
 import badgeImages, { routeBadgeUrl } from './web/badges.js'
 import applicationPages from './web/applications.js'
@@ -106,7 +107,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     http: { headersTimeout: ctx.config.headersTimeoutMs },
     // The project pages come last: every URL the others moved is under /-/ and left alone.
-    rewriteUrl: (req) => routeProjectWebUrl(routeIntegrationsUrl(routeBadgeUrl(routeProjectPageUrl(routeProjectUploadUrl(routeLfsUrl(routeGitUrl(req.url ?? '/'))))))),
+    rewriteUrl: (req) => routeProjectWebUrl(routeIntegrationsUrl(routeBadgeUrl(routeProjectUploadUrl(routeLfsUrl(routeGitUrl(req.url ?? '/')))))),
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
     // (Such a request meets no hook and no route: it is given its id, logged and counted here.)
@@ -206,11 +207,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(uploads)
   await app.register(gitHttp)
   await app.register(gitLfs)
-  await app.register(projectPages)
   await app.register(badgeImages)
   await app.register(oauth)
   await app.register(webAssets)
   await app.register(web)
+  await app.register(dashboardPages)
+  await app.register(namespacePages)
   await app.register(profilePages)
   await app.register(applicationPages)
   await app.register(oauthAuthorize)

@@ -92,14 +92,14 @@ ${body}
 `.markup
 }
 
-/** The header's links: a signed-in visitor's own pages (and the admin's); signing in for anyone else. */
+/** The header's links: a signed-in visitor's dashboard (and the admin's area, to administrators); explore and signing in for anyone else. */
 function navigation(user: PageOptions['user']): SafeHtml {
-  if (user === undefined) return html`<nav class="site-nav" aria-label="Main"><ul><li><a href="/help">Help</a></li></ul></nav>`
+  if (user === undefined) return html`<nav class="site-nav" aria-label="Main"><ul><li><a href="/explore/projects">Explore</a></li><li><a href="/help">Help</a></li></ul></nav>`
   if (user === null) {
-    return html`<nav class="site-nav" aria-label="Main"><ul><li><a href="/help">Help</a></li><li><a href="/users/sign_in">Sign in</a></li></ul></nav>`
+    return html`<nav class="site-nav" aria-label="Main"><ul><li><a href="/explore/projects">Explore</a></li><li><a href="/help">Help</a></li><li><a href="/users/sign_in">Sign in</a></li></ul></nav>`
   }
   return html`<nav class="site-nav" aria-label="Main"><ul>
-<li><a href="/dashboard/projects">Projects</a></li><li><a href="/dashboard/groups">Groups</a></li>${user.admin === 1 ? html`<li><a href="/admin/applications">Admin</a></li>` : ''}<li><a href="/help">Help</a></li><li class="user">@${user.username}</li>
+<li><a href="/dashboard/projects">Projects</a></li><li><a href="/dashboard/groups">Groups</a></li><li><a href="/dashboard/activity">Activity</a></li><li><a href="/dashboard/issues">Issues</a></li><li><a href="/dashboard/merge_requests">Merge requests</a></li><li><a href="/explore/projects">Explore</a></li>${user.admin === 1 ? html`<li><a href="/admin/applications">Admin</a></li>` : ''}<li><a href="/help">Help</a></li><li class="user"><a href="/${user.username}">@${user.username}</a></li>
 </ul>
 <ul class="sub" aria-label="Profile"><li>Profile:</li><li><a href="/profile/personal_access_tokens">Access tokens</a></li><li><a href="/profile/password/edit">Password</a></li><li><a href="/profile/keys">SSH keys</a></li><li><a href="/profile/applications">Applications</a></li></ul></nav>`
 }

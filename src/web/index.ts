@@ -1,16 +1,15 @@
-// The web front door, outside /api/v4: sign-in and sign-out, sign-up, the terms, help, and the
-// root page. Each page reads the application settings that govern it on every request, so a change
+// The web front door, outside /api/v4: sign-in and sign-out, sign-up, the terms and help (the
+// root page is the dashboard's, dashboard.ts). Each page reads the application settings that govern it on every request, so a change
 // takes effect at once; visits, CSRF and the answers pages give are in visit.ts.
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import { ApiError } from '../common/errors.js'
 import { COMPATIBLE_VERSION, ingotRevision } from '../revision.js'
-import { SESSION_COOKIE, csrfToken, expiredCookie, mustAcceptTerms } from '../auth/sessions.js'
-import type { ApplicationSettings } from '../services/settings.js'
+import { SESSION_COOKIE, csrfToken, expiredCookie } from '../auth/sessions.js'
 import { endSession, signIn, startSession } from '../services/sessions/sign-in.js'
 import { signUp } from '../services/users/sign-up.js'
 import { acceptTerms } from '../services/users/accept-terms.js'
 import {
-  SIGN_IN_PATH, TERMS_PATH, helpPage, homePage, notFoundPage, rejectedPage, signInPage, termsPage, webUrl, welcomePage,
+  SIGN_IN_PATH, TERMS_PATH, helpPage, notFoundPage, rejectedPage, signInPage, termsPage, webUrl, welcomePage,
   type SignUpValues,
 } from './pages.js'
 import { WEB, csrfVerified, formOf, fullMessages, redirect, sendPage, signedIn, takeReturnTo, tokenOf, visitOf } from './visit.js'
@@ -21,15 +20,6 @@ const PASSWORD_SIGN_IN_DISABLED = 'Signing in with a password is disabled on thi
 const TERMS_REQUIRED = 'You must accept our Terms of Service and privacy policy in order to register an account'
 
 const web: FastifyPluginAsync = async (app) => {
-  app.get('/', WEB, async (req, reply) => {
-    const visit = await visitOf(req)
-    if (visit.session === null) {
-      return redirect(reply, visit, homePageUrl(app, visit.settings) ?? SIGN_IN_PATH)
-    }
-    if (mustAcceptTerms(visit.session.user, visit.settings)) return redirect(reply, visit, TERMS_PATH)
-    return sendPage(reply, visit, 200, homePage(visit.session.user, tokenOf(visit)))
-  })
-
   app.get(SIGN_IN_PATH, WEB, async (req, reply) => {
     const visit = await visitOf(req)
     if (visit.session !== null) return redirect(reply, visit, takeReturnTo(req, visit, '/'))
@@ -110,13 +100,3 @@ const web: FastifyPluginAsync = async (app) => {
 
 export default web
 
-/**
- * Where an anonymous visitor of `/` goes: home_page_url when set, unless it is this instance's own
- * root (which would loop), as the original's redirect_to_home_page_url? decides.
- */
-function homePageUrl(app: FastifyInstance, settings: ApplicationSettings): string | null {
-  const url = webUrl(settings.home_page_url)
-  if (url === null) return null
-  const root = app.ingot.config.externalUrl.replace(/\/+$/, '')
-  return [root, '', '/'].includes(url.replace(/\/+$/, '')) ? null : url
-}

@@ -68,14 +68,6 @@ ${settings.after_sign_up_text ? html`<div class="after-sign-up-text">${textBlock
 <p><a href="/">Continue</a></p>`)
 }
 
-/** The signed-in visitor's start page (Ingot's web pages are few: the API is the interface). */
-export function homePage(user: UserRow, csrfToken: string): string {
-  return page({ title: 'Home', csrfToken, user }, html`
-<h1>Signed in as @${user.username}</h1>
-<p>Use the API at <code>/api/v4</code> from this browser, or with a personal access token.</p>
-${signOutForm(csrfToken)}`)
-}
-
 function signOutForm(csrfToken: string): SafeHtml {
   return html`<form method="post" action="/users/sign_out">${csrfField(csrfToken)}<button type="submit">Sign out</button></form>`
 }

@@ -29,7 +29,7 @@ describe('Web sign-in in Chromium', () => {
     try {
       await signIn(opened, ROOT_PASSWORD)
       await opened.page.waitForURL(`${server.url}/`)
-      assert.equal(await opened.page.locator('h1').textContent(), 'Signed in as @root')
+      assert.equal(await opened.page.locator('.site-nav .user').textContent(), '@root')
       const cookies = await opened.context.cookies()
       assert.ok(cookies.some((c) => c.name === '_service_session' && c.httpOnly), JSON.stringify(cookies))
       assert.deepEqual(opened.consoleErrors, [])

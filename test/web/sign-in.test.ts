@@ -88,7 +88,7 @@ describe('Web sign-in', () => {
       assert.ok(rows.every((row) => row.secret_digest !== secret && !row.secret_digest.includes(secret)))
       const home = await b.get('/')
       assert.equal(home.status, 200)
-      assert.match(home.text, /Signed in as @alice/)
+      assert.match(home.text, /<li class="user"><a href="\/alice">@alice<\/a><\/li>/, 'the dashboard names the signed-in user')
       // The sign-in is recorded on the user, as the API shows it.
       const user = await t.api('GET', `/users/${alice.user.id}`)
       assert.ok(user.body.current_sign_in_at !== null)

@@ -1,7 +1,7 @@
 // A project's pages at the original's URLs, `/<namespace…>/<project>[/-]/<page>/…`, as the API's
 // web_url fields build them. rewriteUrl moves every URL whose first segment could be a namespace
 // (not one of the reserved top-level names, services/namespaces/path-rules.ts) under one prefix;
-// git, LFS, uploads, badges and the issue and wiki redirects are moved under theirs first, and
+// git, LFS, uploads and badges are moved under theirs first, and
 // /api/… and /-/… are left alone. The project is the first (shortest) path that names one and is
 // followed by a page of PAGES (or nothing: the overview); it is loaded through the API's
 // loadProject, so a project the visitor may not see is the same 404 page as a missing one.
@@ -16,6 +16,7 @@ import { isReservedTopLevel } from '../../services/namespaces/path-rules.js'
 import { loadProject } from '../../api/load.js'
 import { SIGN_IN_PATH, TERMS_PATH, rejectedPage } from '../pages.js'
 import { WEB, csrfVerified, localPath, redirect, rememberReturnTo, sendNotFound, sendPage, visitOf } from '../visit.js'
+import { groupPageAt } from '../namespaces.js'
 import type { ProjectPage } from './context.js'
 import overviewPage from './overview.js'
 import treePage, { switchRefPage } from './tree.js'
@@ -27,6 +28,7 @@ import commitPage, { comparePage } from './commit.js'
 import mergeRequestsPage, { mergeRequestForms } from './merge-requests.js'
 import { editFileForm, editFilePage, newFileForm, newFilePage } from './edit-file.js'
 import { jobForms, jobsPage, pipelineForms, pipelinesPage } from './pipelines.js'
+import wikisPage, { wikiForms } from './wikis.js'
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -44,6 +46,7 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   new: newFilePage,
   pipelines: pipelinesPage,
   jobs: jobsPage,
+  wikis: wikisPage,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
@@ -54,6 +57,7 @@ const FORMS: Readonly<Record<string, ProjectPage>> = {
   new: newFileForm,
   pipelines: pipelineForms,
   jobs: jobForms,
+  wikis: wikiForms,
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */
@@ -123,6 +127,8 @@ const projectRouter: FastifyPluginAsync = async (app) => {
         throw err
       }
     }
+    // No project at that path: a subgroup's page (`/group/subgroup`), as the original serves it.
+    if (req.method === 'GET' && !segments.includes('-')) return groupPageAt(req, reply, visit, segments.join('/'))
     return sendNotFound(reply, visit)
   } })
 }
