@@ -19,7 +19,7 @@ const PROJECT_UPLOADS_PREFIX = '/-/project-uploads'
 
 const PROJECT_UPLOAD_URL = /^\/(.+)\/uploads\/([0-9a-f]{32})\/([^/?]+)$/
 
-/** A wiki's own attachments (`<full_path>/wikis/uploads/…`) are the wiki pages' (api/project-pages.ts). */
+/** A wiki's own attachments (`<full_path>/wikis/uploads/…`) are the wiki pages' (web/projects/wikis.ts). */
 const WIKI_PAGE_URL = /\/wikis\//
 
 /** For Fastify's rewriteUrl: a project attachment's URL (never one of /api or /-/) moved under PROJECT_UPLOADS_PREFIX. */

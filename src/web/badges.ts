@@ -10,7 +10,7 @@ import { notFound } from '../common/errors.js'
 import { loadProject, type LoadedProject } from '../api/load.js'
 import { html } from './html.js'
 
-/** Where the router finds badges: under a prefix of their own, as a project's pages are (api/project-pages.ts). */
+/** Where the router finds badges: under a prefix of their own, as git's are (api/git-http.ts). */
 const BADGES_PREFIX = '/-/badge-images'
 
 /** `<namespace…>/<project>/badges/<ref…>/(pipeline|coverage).svg`. */

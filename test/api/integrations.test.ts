@@ -573,15 +573,16 @@ describe('Integrations that act', () => {
   })
 
   describe('wiki and issue links', () => {
-    it('redirect to the API\'s wiki, and open the issue pages, without integrations', async () => {
-      const list = await t.app.inject({ method: 'GET', url: `/${fullPath}/wikis`, headers: { 'private-token': maintainer.token } })
-      assert.equal(list.statusCode, 302)
-      assert.equal(list.headers.location, `http://ingot.test/api/v4/projects/${projectId}/wikis`)
-      const page = await t.app.inject({ method: 'GET', url: `/${fullPath}/wikis/guides/setup`, headers: { 'private-token': maintainer.token } })
-      assert.equal(page.headers.location, `http://ingot.test/api/v4/projects/${projectId}/wikis/guides%2Fsetup`)
-      // Issue links are pages, read as the signed-in member (pages take the session, not tokens).
+    it('open the wiki and issue pages without integrations', async () => {
+      // Pages take the visitor's session, not tokens: read as the signed-in member.
       const member = new Browser(t)
       await member.signIn(maintainer.user.username)
+      const list = await member.get(`/${fullPath}/wikis`)
+      assert.equal(list.status, 302)
+      assert.equal(list.headers.location, `/${fullPath}/wikis/home`)
+      const page = await member.get(`/${fullPath}/wikis/guides/setup`)
+      assert.equal(page.status, 404, 'a page the wiki does not have')
+      assert.match(page.text, /does not exist yet/)
       const issues = await member.get(`/${fullPath}/issues`)
       assert.equal(issues.status, 200)
       assert.match(issues.headers['content-type'] as string, /^text\/html/)
@@ -592,25 +593,23 @@ describe('Integrations that act', () => {
       await put('custom-issue-tracker', {
         new_issue_url: 'https://tracker.example.com/new', issues_url: 'https://tracker.example.com/browse/:id', project_url: 'https://tracker.example.com/all',
       })
-      const get = (url: string, token: string | null = maintainer.token) =>
-        t.app.inject({ method: 'GET', url, headers: token === null ? {} : { 'private-token': token } })
-      for (const url of [`/${fullPath}/wikis`, `/${fullPath}/wikis/home`]) {
-        const res = await get(url)
-        assert.deepEqual([res.statusCode, res.headers.location], [302, 'https://wiki.example.com/team'], url)
-      }
-      // Issue links are pages, which take the session rather than tokens.
+      // Pages take the visitor's session, not tokens.
       const member = new Browser(t)
       await member.signIn(maintainer.user.username)
+      for (const url of [`/${fullPath}/wikis`, `/${fullPath}/wikis/home`]) {
+        const res = await member.get(url)
+        assert.deepEqual([res.status, res.headers.location], [302, 'https://wiki.example.com/team'], url)
+      }
       assert.equal((await member.get(`/${fullPath}/issues/42`)).headers.location, 'https://tracker.example.com/browse/42')
       assert.equal((await member.get(`/${fullPath}/issues/new`)).headers.location, 'https://tracker.example.com/new')
       assert.equal((await member.get(`/${fullPath}/issues`)).headers.location, 'https://tracker.example.com/all')
       // Private: nobody outside learns where its links go.
-      assert.equal((await get(`/${fullPath}/wikis`, null)).statusCode, 404)
-      assert.equal((await get(`/${fullPath}/issues/42`, null)).statusCode, 404)
+      assert.equal((await new Browser(t).get(`/${fullPath}/wikis`)).status, 404)
+      assert.equal((await new Browser(t).get(`/${fullPath}/issues/42`)).status, 404)
 
       await t.api('DELETE', `/projects/${projectId}/services/external-wiki`, { token: maintainer.token })
       await t.api('DELETE', `/projects/${projectId}/services/custom-issue-tracker`, { token: maintainer.token })
-      assert.equal((await get(`/${fullPath}/wikis`)).headers.location, `http://ingot.test/api/v4/projects/${projectId}/wikis`)
+      assert.equal((await member.get(`/${fullPath}/wikis`)).headers.location, `/${fullPath}/wikis/home`)
       assert.equal((await member.get(`/${fullPath}/issues/42`)).status, 404, 'the issue page, of an issue that does not exist')
     })
 

@@ -2,7 +2,9 @@
 // page. Text is text/plain, images are sent with their type to be shown, anything else is a
 // download; a sandboxing Content-Security-Policy keeps even an SVG's scripts from running, and
 // app.ts forbids sniffing.
+import type { FastifyReply } from 'fastify'
 import { peekStream, looksBinary, streamBlob } from '../../git/blob.js'
+import type { GitRepository } from '../../git/repository.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { sendNotFound } from '../visit.js'
 import { refAndPath, type ProjectPage, type ProjectPageRequest } from './context.js'
@@ -27,24 +29,29 @@ function dispositionOf(kind: 'inline' | 'attachment', path: string): string {
   return `${kind}; filename*=UTF-8''${encodeURIComponent(name)}`
 }
 
+/** A blob's exact bytes as the raw page sends them: text as text, images to be shown, the rest as a download; sandboxed. */
+export async function sendRawFile(reply: FastifyReply, repo: GitRepository, blob: { oid: string; size: number }, path: string): Promise<FastifyReply> {
+  const { first, stream } = await peekStream(streamBlob(repo, blob.oid))
+  const image = imageTypeOf(path)
+  const binary = looksBinary(first)
+  const type = image ?? (binary ? 'application/octet-stream' : 'text/plain; charset=utf-8')
+  return reply.code(200).headers({
+    'content-type': type,
+    'content-length': String(blob.size),
+    'content-disposition': dispositionOf(image === null && binary ? 'attachment' : 'inline', path),
+    'content-security-policy': RAW_CSP,
+    'cache-control': 'private, no-cache',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+  }).send(stream)
+}
+
 const rawPage: ProjectPage = async ({ req, reply, visit, loaded, rest }: ProjectPageRequest) => {
   if (!canOnProject(req.actor, loaded, 'download_code')) return sendNotFound(reply, visit)
   const repo = req.ingot.repositories.open(loaded.project.id)
   const target = await refAndPath(repo, rest)
   const info = target === null || target.path === '' ? null : await repo.info(`${target.commit}:${target.path}`)
   if (target === null || info === null || info.type !== 'blob') return sendNotFound(reply, visit)
-  const { first, stream } = await peekStream(streamBlob(repo, info.oid))
-  const image = imageTypeOf(target.path)
-  const binary = looksBinary(first)
-  const type = image ?? (binary ? 'application/octet-stream' : 'text/plain; charset=utf-8')
-  return reply.code(200).headers({
-    'content-type': type,
-    'content-length': String(info.size),
-    'content-disposition': dispositionOf(image === null && binary ? 'attachment' : 'inline', target.path),
-    'content-security-policy': RAW_CSP,
-    'cache-control': 'private, no-cache',
-    'referrer-policy': 'strict-origin-when-cross-origin',
-  }).send(stream)
+  return sendRawFile(reply, repo, info, target.path)
 }
 
 export default rawPage
