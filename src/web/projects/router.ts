@@ -29,6 +29,7 @@ import mergeRequestsPage, { mergeRequestForms } from './merge-requests.js'
 import { editFileForm, editFilePage, newFileForm, newFilePage } from './edit-file.js'
 import { jobForms, jobsPage, pipelineForms, pipelinesPage } from './pipelines.js'
 import wikisPage, { wikiForms } from './wikis.js'
+import { branchForms, branchesPage, tagForms, tagsPage } from './refs.js'
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -47,6 +48,8 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   pipelines: pipelinesPage,
   jobs: jobsPage,
   wikis: wikisPage,
+  branches: branchesPage,
+  tags: tagsPage,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
@@ -58,6 +61,8 @@ const FORMS: Readonly<Record<string, ProjectPage>> = {
   pipelines: pipelineForms,
   jobs: jobForms,
   wikis: wikiForms,
+  branches: branchForms,
+  tags: tagForms,
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */
