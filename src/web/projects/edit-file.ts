@@ -53,7 +53,7 @@ ${errorExplanation(errors)}
 <form class="issuable-form" method="post" action="${action}">
 ${csrfField(token)}<input type="hidden" name="last_commit_sha" value="${values.lastCommitId}">
 ${kind === 'new' ? html`<label for="file_name">File name</label><input type="text" id="file_name" name="file_name" value="${values.path}" required>` : ''}
-<label for="content">Content</label><textarea id="content" name="content" rows="24" spellcheck="false">${values.content}</textarea>
+<label for="file_content">Content</label><textarea id="file_content" name="content" rows="24" spellcheck="false">${values.content}</textarea>
 <label for="commit_message">Commit message</label><input type="text" id="commit_message" name="commit_message" value="${values.message}" required>
 <label for="branch_name">Target branch (a new name starts a branch from ${target.branch})</label><input type="text" id="branch_name" name="branch_name" value="${values.branch}" required>
 <button type="submit">Commit changes</button>
