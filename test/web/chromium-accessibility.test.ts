@@ -1,12 +1,19 @@
-// An accessibility scan of the main pages with axe-core in real headless Chromium, in the light and
+// An accessibility scan of the main pages (code, issues, merge requests, CI, wiki, dashboard,
+// explore, groups, users, profile) with axe-core in real headless Chromium, in the light and
 // the dark colour scheme: no serious or critical WCAG 2.1 A/AA violation (contrast, names of links,
 // buttons and fields, landmarks, headings, language). Each page is loaded as a signed-in
 // administrator sees it (the most links and forms), the sign-in page as an anonymous visitor does.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Browser, Page } from 'playwright-core'
-import { makeProject } from '../helpers/factories.js'
+import { makeGroup, makeProject, makeToken } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
+import { makeIssue } from '../helpers/issues.js'
+import { makeMergeRequest } from '../helpers/merge-requests.js'
+import { newPipeline, runJob } from '../helpers/running-jobs.js'
+import { appendTrace } from '../../src/services/ci/trace.js'
+import { postNote } from '../../src/services/notes/create-note.js'
+import { issueNoteable } from '../../src/services/notes/noteable.js'
 import {
   launchChromium, openPage, seriousAccessibilityViolations, startListeningApp, submitSignIn, type ListeningApp,
 } from '../helpers/chromium.js'
@@ -33,12 +40,27 @@ describe('Accessibility of the main pages (axe-core in Chromium)', () => {
   let pages: string[]
   before(async () => {
     ;[server, browser] = await Promise.all([startListeningApp(), launchChromium()])
-    const project = await makeProject(server.t, null, { visibility: 'public', description: 'A demo project' })
-    await commitFiles(server.t, project.id, { 'README.md': README, 'src/main.ts': 'export const a = 1\n// a comment\nexport function f(x: string) { return `${x}!` }\n' })
+    const group = await makeGroup(server.t, { visibility: 'public', path: 'team' })
+    const project = await makeProject(server.t, null, { visibility: 'public', description: 'A demo project', namespace: group })
+    const master = await commitFiles(server.t, project.id, {
+      'README.md': README, 'src/main.ts': 'export const a = 1\n// a comment\nexport function f(x: string) { return `${x}!` }\n', '.gitlab-ci.yml': 'build: { script: make }\n',
+    })
     await server.t.ctx.db.updateTable('projects').set({ default_branch: 'master' }).where('id', '=', project.id).execute()
-    const base = `/root/${project.path}`
+    const issue = await makeIssue(server.t, project, null, { title: 'A bug', description: 'Steps **here**', labels: ['bug'] })
+    await postNote(server.t.ctx, { noteable: issueNoteable(issue), authorId: 1, body: 'A comment with `code`' })
+    const mr = await makeMergeRequest(server.t, project, null, { title: 'A change' })
+    const pipeline = await newPipeline(server.t, project.id, (await makeToken(server.t, 1)).token)
+    const job = await runJob(server.t, pipeline.jobs.build!)
+    await appendTrace(server.t.ctx, job.id, 0, Buffer.from('\x1b[32mok\x1b[0m \x1b[31mfailed\x1b[0m \x1b[1mbold\x1b[0m\n'))
+    await server.t.api('POST', `/projects/${project.id}/wikis`, { token: (await makeToken(server.t, 1)).token, body: { title: 'home', content: '# Wiki' } })
+    const base = `/team/${project.path}`
     pages = [
       base, `${base}/tree/master/src`, `${base}/blob/master/src/main.ts`, `${base}/blob/master/README.md`, `${base}/commits/master`,
+      `${base}/commit/${master}`, `${base}/compare/master...${mr.source_branch}`, `${base}/branches`, `${base}/tags`,
+      `${base}/issues`, `${base}/issues/${issue.iid}`, `${base}/issues/new`, `${base}/merge_requests`, `${base}/merge_requests/${mr.iid}`,
+      `${base}/merge_requests/${mr.iid}/diffs`, `${base}/pipelines`, `${base}/pipelines/${pipeline.id}`, `${base}/-/jobs/${job.id}`,
+      `${base}/wikis/home`, `${base}/edit/master/src/main.ts`,
+      '/', '/dashboard/issues', '/explore/projects', '/groups/team', '/root',
       '/help', '/profile/personal_access_tokens', '/profile/keys',
     ]
   })
