@@ -105,7 +105,7 @@ async function listPage(request: ProjectPageRequest): Promise<FastifyReply> {
   const base = issuesUrl(request)
   const canCreate = canOnProject(req.actor, loaded, 'create_issue')
   return sendPage(reply, visit, 200, page({ title: `Issues · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'issues', html`
-<div class="list-header"><h1>Issues</h1>${canCreate ? html`<a class="button" href="${base}/new">New issue</a>` : ''}</div>
+<div class="list-header"><h1>Issues</h1><div class="actions"><a href="${projectUrl(loaded)}/boards">Boards</a><a href="${projectUrl(loaded)}/labels">Labels</a><a href="${projectUrl(loaded)}/milestones">Milestones</a>${canCreate ? html`<a class="button" href="${base}/new">New issue</a>` : ''}</div></div>
 ${stateTabs(base, query, [
     { state: 'opened', label: 'Open', count: opened!.total }, { state: 'closed', label: 'Closed', count: closed!.total },
     { state: 'all', label: 'All', count: opened!.total + closed!.total },

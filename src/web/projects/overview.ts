@@ -12,9 +12,10 @@ import { loadProjectViews } from '../../finders/project-views.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { readmeAmong } from '../../services/projects/refresh-statistics.js'
 import { html, page, textBlock, type SafeHtml } from '../html.js'
-import { sendPage } from '../visit.js'
+import { sendPage, tokenOf } from '../visit.js'
 import { commitSummary } from './commit-summary.js'
-import { pageUrl, projectChrome, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { pageUrl, projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { hasStarred, starAndForkButtons } from './star-fork.js'
 import { humanSize } from './blob.js'
 import { isMarkdownFile, renderMarkdown } from '../markdown.js'
 import { treeTable } from './tree.js'
@@ -66,17 +67,22 @@ ${readme === null || readmeText === null ? '' : html`<article class="box readme"
 </article>`}`
 }
 
-const overviewPage: ProjectPage = async ({ req, reply, visit, loaded }: ProjectPageRequest) => {
+const overviewPage: ProjectPage = async (request: ProjectPageRequest) => {
+  const { req, reply, visit, loaded } = request
   const { db } = req.ingot
   const [view] = await loadProjectViews(db, req.actor, [loaded.project], { statistics: true }, { namespace: loaded.namespace, access: loaded.access })
   const entity = presentProject(view!, presentCtx(req))
   const canReadCode = canOnProject(req.actor, loaded, 'download_code')
-  const code = canReadCode ? await repositoryPart(loaded, req.ingot.repositories.open(loaded.project.id), entity) : html``
-  return sendPage(reply, visit, 200, page({ title: entity.name_with_namespace, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'overview', html`
+  const [code, starred] = await Promise.all([
+    canReadCode ? repositoryPart(loaded, req.ingot.repositories.open(loaded.project.id), entity) : html``, hasStarred(request),
+  ])
+  return sendPage(reply, visit, 200, page({ title: entity.name_with_namespace, user: visit.session?.user ?? null, csrfToken: visit.session === null ? undefined : tokenOf(visit), wide: true }, projectChrome(req.actor, loaded, 'overview', html`
 <div class="project-header">
 <h1>${entity.name}</h1>
 ${entity.description ? html`<div class="description">${textBlock(entity.description)}</div>` : ''}
 ${statistics(entity)}
+${starAndForkButtons(request, starred)}
+<p><a href="${projectUrl(loaded)}/activity">Activity</a></p>
 ${canReadCode ? cloneUrls(entity) : ''}
 </div>
 ${code}`)))

@@ -30,6 +30,9 @@ import { editFileForm, editFilePage, newFileForm, newFilePage } from './edit-fil
 import { jobForms, jobsPage, pipelineForms, pipelinesPage } from './pipelines.js'
 import wikisPage, { wikiForms } from './wikis.js'
 import { branchForms, branchesPage, tagForms, tagsPage } from './refs.js'
+import { boardsListPage, labelsListPage, milestonesPage } from './planning.js'
+import { activityPage, membersPage } from './people.js'
+import { forkForm, toggleStarForm } from './star-fork.js'
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -50,6 +53,11 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   wikis: wikisPage,
   branches: branchesPage,
   tags: tagsPage,
+  milestones: milestonesPage,
+  labels: labelsListPage,
+  boards: boardsListPage,
+  activity: activityPage,
+  project_members: membersPage,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
@@ -63,6 +71,8 @@ const FORMS: Readonly<Record<string, ProjectPage>> = {
   wikis: wikiForms,
   branches: branchForms,
   tags: tagForms,
+  toggle_star: toggleStarForm,
+  forks: forkForm,
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */
