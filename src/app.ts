@@ -27,6 +27,7 @@ import { routeIntegrationsUrl } from './api/v4/integrations.js'
 import { sendExactJsonType } from './api/json-type.js'
 import web from './web/index.js'
 import webAssets from './web/assets.js'
+import adminPages from './web/admin.js'
 import namespacePages from './web/namespaces.js'
 import dashboardPages from './web/dashboard.js'
 import projectRouter, { routeProjectWebUrl } from './web/projects/router.js'
@@ -212,6 +213,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(webAssets)
   await app.register(web)
   await app.register(dashboardPages)
+  await app.register(adminPages)
   await app.register(namespacePages)
   await app.register(profilePages)
   await app.register(applicationPages)

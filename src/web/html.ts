@@ -99,7 +99,7 @@ function navigation(user: PageOptions['user']): SafeHtml {
     return html`<nav class="site-nav" aria-label="Main"><ul><li><a href="/explore/projects">Explore</a></li><li><a href="/help">Help</a></li><li><a href="/users/sign_in">Sign in</a></li></ul></nav>`
   }
   return html`<nav class="site-nav" aria-label="Main"><ul>
-<li><a href="/dashboard/projects">Projects</a></li><li><a href="/dashboard/groups">Groups</a></li><li><a href="/dashboard/activity">Activity</a></li><li><a href="/dashboard/issues">Issues</a></li><li><a href="/dashboard/merge_requests">Merge requests</a></li><li><a href="/explore/projects">Explore</a></li>${user.admin === 1 ? html`<li><a href="/admin/applications">Admin</a></li>` : ''}<li><a href="/help">Help</a></li><li class="user"><a href="/${user.username}">@${user.username}</a></li>
+<li><a href="/dashboard/projects">Projects</a></li><li><a href="/dashboard/groups">Groups</a></li><li><a href="/dashboard/activity">Activity</a></li><li><a href="/dashboard/issues">Issues</a></li><li><a href="/dashboard/merge_requests">Merge requests</a></li><li><a href="/explore/projects">Explore</a></li>${user.admin === 1 ? html`<li><a href="/admin">Admin</a></li>` : ''}<li><a href="/help">Help</a></li><li class="user"><a href="/${user.username}">@${user.username}</a></li>
 </ul>
 <ul class="sub" aria-label="Profile"><li>Profile:</li><li><a href="/profile/personal_access_tokens">Access tokens</a></li><li><a href="/profile/password/edit">Password</a></li><li><a href="/profile/keys">SSH keys</a></li><li><a href="/profile/applications">Applications</a></li></ul></nav>`
 }

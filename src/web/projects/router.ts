@@ -33,6 +33,11 @@ import { branchForms, branchesPage, tagForms, tagsPage } from './refs.js'
 import { boardsListPage, labelsListPage, milestonesPage } from './planning.js'
 import { activityPage, membersPage } from './people.js'
 import { forkForm, toggleStarForm } from './star-fork.js'
+import { settingsEditPage, settingsForm } from './settings.js'
+
+/** `/edit` is the project's settings; `/edit/<branch>/<path>` edits a file, as in the original. */
+const editPage: ProjectPage = (request) => (request.rest.length === 0 ? settingsEditPage(request) : editFilePage(request))
+const editForm: ProjectPage = (request) => (request.rest.length === 0 ? settingsForm(request) : editFileForm(request))
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -46,7 +51,7 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   compare: comparePage,
   issues: issuesPage,
   merge_requests: mergeRequestsPage,
-  edit: editFilePage,
+  edit: editPage,
   new: newFilePage,
   pipelines: pipelinesPage,
   jobs: jobsPage,
@@ -64,7 +69,7 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
 const FORMS: Readonly<Record<string, ProjectPage>> = {
   issues: issueForms,
   merge_requests: mergeRequestForms,
-  edit: editFileForm,
+  edit: editForm,
   new: newFileForm,
   pipelines: pipelineForms,
   jobs: jobForms,
