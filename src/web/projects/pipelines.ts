@@ -4,7 +4,7 @@
 // what was added, and without scripts the page reloads itself). Forms: POST
 // `/pipelines/:id/retry|cancel` and `/-/jobs/:id/retry|cancel`, for those who may run CI for the
 // pipeline's ref, through the API's CI services. Reading follows the API: Reporters, or anyone who
-// reads the project when its jobs are public.
+// reads the project when its jobs are public. Also `/environments` and their deployments.
 import type { FastifyReply } from 'fastify'
 import type { Readable } from 'node:stream'
 import type { CiBuildRow, CiPipelineRow } from '../../db/schema.js'
@@ -22,6 +22,11 @@ import { commitUrl } from './commit.js'
 import { projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
 import { pageLinks, timeOf, userLink } from './issuables.js'
 import { usersById } from '../../finders/rows.js'
+import { findEnvironment, findEnvironmentPage } from '../../finders/environments-finder.js'
+import { paginate } from '../../common/pages.js'
+import type { Db } from '../../db/index.js'
+import type { DeploymentRow } from '../../db/schema.js'
+import { pageNumber } from '../listings.js'
 
 const PER_PAGE = 20
 /** The most of a log a page shows at once: the end of a longer one, with a link to the whole. */
@@ -228,4 +233,46 @@ export const jobForms: ProjectPage = async (request) => {
   if (action !== 'retry') return sendNotFound(reply, visit)
   const outcome = await retryJob(req.ingot, found.job.id, req.actor!.user.id)
   return redirect(reply, visit, jobUrl(request, 'retried' in outcome ? outcome.retried.id : found.job.id))
+}
+
+/**
+ * `/environments` (each with its latest deployment) and `/environments/:id` (its deployments,
+ * newest first): Reporters, as the API's environments and deployments.
+ */
+export const environmentsPage: ProjectPage = async (request) => {
+  const { req, reply, visit, loaded, rest } = request
+  if (!canOnProject(req.actor, loaded, 'read_environment') || rest.length > 1) return sendNotFound(reply, visit)
+  const { db } = req.ingot
+  const base = `${projectUrl(loaded)}/environments`
+  const number = pageNumber(req.query)
+  if (rest.length === 0) {
+    const found = await findEnvironmentPage(db, loaded.project.id, { page: number, per_page: PER_PAGE })
+    const latest = await latestDeployments(db, found.items.map((environment) => environment.id))
+    return sendPage(reply, visit, 200, page({ title: `Environments · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'environments', html`
+<h1>Environments</h1>
+${found.items.length === 0 ? html`<p class="muted">No environments: a job with <code>environment:</code> makes one when it deploys.</p>` : html`<table><thead><tr><th scope="col">Environment</th><th scope="col">State</th><th scope="col">Last deployment</th></tr></thead>
+<tbody>${found.items.map((environment) => {
+      const deployment = latest.get(environment.id)
+      return html`<tr><td><a href="${base}/${environment.id}">${environment.name}</a>${environment.external_url === null ? '' : html` · <a href="${environment.external_url}" rel="nofollow noopener">open</a>`}</td><td>${environment.state}</td>
+<td>${deployment === undefined ? html`<span class="muted">None</span>` : html`#${deployment.iid} <span class="mono">${deployment.ref}</span> at <a class="mono" href="${commitUrl(request, deployment.sha)}">${deployment.sha.slice(0, 8)}</a> ${timeOf(deployment.created_at)}`}</td></tr>`
+    })}</tbody></table>`}
+${pageLinks(base, new URLSearchParams(), number, PER_PAGE, found.total)}`)))
+  }
+  const id = /^\d{1,15}$/.test(rest[0]!) ? Number(rest[0]) : null
+  const environment = id === null ? null : await findEnvironment(db, loaded.project.id, id)
+  if (environment === null) return sendNotFound(reply, visit)
+  const found = await paginate(db, db.selectFrom('deployments').selectAll().where('environment_id', '=', environment.id).orderBy('id', 'desc'), { page: number, per_page: PER_PAGE })
+  return sendPage(reply, visit, 200, page({ title: `${environment.name} · Environments · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'environments', html`
+<h1>Environment ${environment.name} <small class="muted">${environment.state}</small></h1>
+${found.items.length === 0 ? html`<p class="muted">No deployments.</p>` : html`<ol class="issuable-list">${found.items.map((deployment) => html`<li>#${deployment.iid} <span class="mono">${deployment.ref}</span> at <a class="mono" href="${commitUrl(request, deployment.sha)}">${deployment.sha.slice(0, 8)}</a>${deployment.deployable_id === null ? '' : html` by <a href="${jobUrl(request, deployment.deployable_id)}">job #${deployment.deployable_id}</a>`} <span class="muted">${timeOf(deployment.created_at)}</span></li>`)}</ol>`}
+${pageLinks(`${base}/${environment.id}`, new URLSearchParams(), number, PER_PAGE, found.total)}`)))
+}
+
+/** Each environment's newest deployment, in one query. */
+async function latestDeployments(db: Db, environmentIds: readonly number[]): Promise<Map<number, DeploymentRow>> {
+  if (environmentIds.length === 0) return new Map()
+  const rows = await db.selectFrom('deployments').selectAll()
+    .where('id', 'in', db.selectFrom('deployments').select((eb) => eb.fn.max('id').as('id')).where('environment_id', 'in', [...environmentIds]).groupBy('environment_id'))
+    .execute()
+  return new Map(rows.map((row) => [row.environment_id, row]))
 }

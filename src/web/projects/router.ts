@@ -27,13 +27,14 @@ import issuesPage, { issueForms } from './issues.js'
 import commitPage, { comparePage } from './commit.js'
 import mergeRequestsPage, { mergeRequestForms } from './merge-requests.js'
 import { editFileForm, editFilePage, newFileForm, newFilePage } from './edit-file.js'
-import { jobForms, jobsPage, pipelineForms, pipelinesPage } from './pipelines.js'
+import { environmentsPage, jobForms, jobsPage, pipelineForms, pipelinesPage } from './pipelines.js'
 import wikisPage, { wikiForms } from './wikis.js'
 import { branchForms, branchesPage, tagForms, tagsPage } from './refs.js'
 import { boardsListPage, labelsListPage, milestonesPage } from './planning.js'
 import { activityPage, membersPage } from './people.js'
 import { forkForm, toggleStarForm } from './star-fork.js'
 import { settingsEditPage, settingsForm } from './settings.js'
+import { snippetsPage } from './snippets.js'
 
 /** `/edit` is the project's settings; `/edit/<branch>/<path>` edits a file, as in the original. */
 const editPage: ProjectPage = (request) => (request.rest.length === 0 ? settingsEditPage(request) : editFilePage(request))
@@ -63,6 +64,8 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   boards: boardsListPage,
   activity: activityPage,
   project_members: membersPage,
+  snippets: snippetsPage,
+  environments: environmentsPage,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
