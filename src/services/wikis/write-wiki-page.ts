@@ -22,6 +22,8 @@ export interface CreateWikiPageInput {
   title: string
   content: string
   format: WikiFormat
+  /** The commit's message, as the web form's; blank or absent: the original's `<username> created page: <title>`. */
+  message?: string
 }
 
 export interface UpdateWikiPageInput {
@@ -29,6 +31,8 @@ export interface UpdateWikiPageInput {
   content?: string
   /** Absent: the page keeps its format. */
   format?: WikiFormat
+  /** The commit's message, as the web form's; blank or absent: the original's `<username> updated page: <title>`. */
+  message?: string
 }
 
 const CANT_BE_BLANK = ["can't be blank"]
@@ -116,12 +120,17 @@ async function publish(
   }, ctx)
 }
 
+/** A commit message the writer gave, or null for none (blank). */
+function givenMessage(message: string | undefined): string | null {
+  return message === undefined || isBlank(message) ? null : message
+}
+
 export async function createWikiPage(ctx: AppContext, subject: ProjectSubject, actor: Actor, input: CreateWikiPageInput): Promise<WikiPageView> {
   refuseBlank(input)
   // The original reads dashes in a title as spaces before naming the file and the commit.
   const title = titleOf(input.title)
   const target = pagePathOf(title, input.format)
-  const message = `${actor.user.username} created page: ${title}`
+  const message = givenMessage(input.message) ?? `${actor.user.username} created page: ${title}`
   const repo = ctx.repositories.openWiki(subject.project.id)
   const { commitId } = await commitToWiki(ctx, subject.project.id, actor, WIKI_BRANCH, async (parent) => {
     await refuseTakenPath(repo, parent, target, null, (existing) => {
@@ -170,7 +179,7 @@ export async function updateWikiPage(
       target = { dir, fileName, path: dir === '' ? fileName : `${dir}/${fileName}` }
     }
     if (target.path !== page.path) await refuseTakenPath(repo, parent, target, page.path, () => RENAME_TAKEN)
-    const message = `${actor.user.username} updated page: ${page.title}`
+    const message = givenMessage(input.message) ?? `${actor.user.username} updated page: ${page.title}`
     const changes: TreeChange[] = target.path === page.path ? [] : [{ path: page.path, remove: true }]
     changes.push({ path: target.path, content: Buffer.from(content, 'utf8') })
     return { message, changes, path: target.path, content }

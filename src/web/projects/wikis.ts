@@ -1,6 +1,7 @@
 // A project's wiki at the original's URLs: `/wikis` (its home page), `/wikis/pages` (every page),
 // `/wikis/:slug` (a page rendered; slugs hold slashes for pages in directories; a missing page
-// offers to write it) and `/wikis/:slug/edit`. Forms: POST `/wikis` writes a new page, POST
+// offers to write it), `/wikis/:slug/history` (the commits that changed it) and `/wikis/:slug/edit`
+// (with an optional commit message). Forms: POST `/wikis` writes a new page, POST
 // `/wikis/:slug` with `_method=put` saves one and with `_method=delete` removes it, through the
 // API's wiki services (Developers write, Maintainers delete). While the external wiki integration
 // is active, the wiki's URLs send to it instead (issue 5).
@@ -15,6 +16,9 @@ import { formMethod, redirect, refusalOf, sendNotFound, sendPage, tokenOf } from
 import { encodePath, projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
 import { sendRawFile } from './raw.js'
 import { cleanTreePath } from '../../git/tree.js'
+import { commitIdsPage, historyFrom } from '../../git/log.js'
+import { signatureTime } from '../../git/repository.js'
+import { pageNumber } from '../listings.js'
 
 function wikiUrl(request: ProjectPageRequest, slug = ''): string {
   return `${projectUrl(request.loaded)}/wikis${slug === '' ? '' : `/${encodePath(slug)}`}`
@@ -56,15 +60,39 @@ async function showPage(request: ProjectPageRequest, slug: string): Promise<Fast
     ? renderMarkdown(content, { baseUrl: '', projectFullPath: `${request.loaded.namespace.full_path}/${request.loaded.project.path}`, wiki: true })
     : textBlock(content)
   const mayDelete = request.visit.session !== null && canOnProject(request.req.actor, request.loaded, 'admin_wiki')
-  return pageChrome(request, found.title, html`<div class="list-header"><h1>${found.title}</h1><div class="actions">${writable ? html`<a class="button" href="${wikiUrl(request, found.slug)}/edit">Edit</a>` : ''}<a class="button" href="${wikiUrl(request, 'pages')}">All pages</a></div></div>
+  return pageChrome(request, found.title, html`<div class="list-header"><h1>${found.title}</h1><div class="actions">${writable ? html`<a class="button" href="${wikiUrl(request, found.slug)}/edit">Edit</a>` : ''}<a class="button" href="${wikiUrl(request, found.slug)}/history">History</a><a class="button" href="${wikiUrl(request, 'pages')}">All pages</a></div></div>
 <div class="box"><div class="content markdown">${body}</div></div>
 ${mayDelete ? html`<form method="post" action="${wikiUrl(request, found.slug)}">${csrfField(tokenOf(request.visit))}<input type="hidden" name="_method" value="delete"><button type="submit">Delete this page</button></form>` : ''}`, 200, mayDelete)
+}
+
+const HISTORY_PER_PAGE = 40
+
+/** The commits that changed a page's file, newest first, 40 a page (`?page=N`). */
+async function pageHistory(request: ProjectPageRequest, slug: string): Promise<FastifyReply> {
+  const { req, reply, visit, loaded } = request
+  const number = pageNumber(req.query)
+  const tip = await wikiTip(req.ingot.repositories, loaded.project.id)
+  const repo = req.ingot.repositories.openWiki(loaded.project.id)
+  const found = tip === null ? null : await findWikiPage(repo, tip, slug)
+  if (found === null || tip === null) return sendNotFound(reply, visit)
+  // One more than a page tells whether an older page exists without counting the history.
+  const ids = await commitIdsPage(repo, { ...historyFrom(tip), path: found.path }, (number - 1) * HISTORY_PER_PAGE, HISTORY_PER_PAGE + 1)
+  const commits = await repo.readCommits(ids.slice(0, HISTORY_PER_PAGE))
+  const here = `${wikiUrl(request, found.slug)}/history`
+  return pageChrome(request, `History of ${found.title}`, html`<h1>History of <a href="${wikiUrl(request, found.slug)}">${found.title}</a></h1>
+<ol class="commit-list">${commits.map((commit) => {
+    const time = signatureTime(commit.author)
+    return html`<li><span class="mono" title="${commit.id}">${commit.id.slice(0, 8)}</span> ${commit.message.split('\n', 1)[0] ?? ''} · <span class="muted">${commit.author.name}, <time datetime="${time}">${time.slice(0, 10)}</time></span></li>`
+  })}</ol>
+<nav class="actions" aria-label="Pages">${number > 1 ? html`<a href="${here}?page=${number - 1}" rel="prev">Newer</a>` : ''}${ids.length > HISTORY_PER_PAGE ? html`<a href="${here}?page=${number + 1}" rel="next">Older</a>` : ''}</nav>`)
 }
 
 interface WikiForm {
   title: string
   content: string
   format: WikiFormat
+  /** The commit's message; blank for the wiki service's own. */
+  message: string
 }
 
 function editForm(request: ProjectPageRequest, slug: string, existing: boolean, values: WikiForm, errors: readonly string[], status: number): FastifyReply {
@@ -76,6 +104,7 @@ ${csrfField(tokenOf(request.visit))}${existing ? html`<input type="hidden" name=
 <label for="wiki_title">Title (a slash puts the page in a directory)</label><input type="text" id="wiki_title" name="wiki[title]" value="${values.title}" required>
 <label for="wiki_format">Format</label><select id="wiki_format" name="wiki[format]">${WIKI_FORMATS.map((format) => html`<option${format === values.format ? html` selected` : ''}>${format}</option>`)}</select>
 <label for="wiki_content">Content</label><textarea id="wiki_content" name="wiki[content]" rows="20">${values.content}</textarea>
+<label for="wiki_message">Commit message (optional)</label><input type="text" id="wiki_message" name="wiki[message]" value="${values.message}">
 <button type="submit">${existing ? 'Save changes' : 'Create page'}</button>
 </form>`, status, true)
 }
@@ -87,8 +116,8 @@ async function editPage(request: ProjectPageRequest, slug: string): Promise<Fast
   const tip = await wikiTip(repositories, projectId)
   const repo = repositories.openWiki(projectId)
   const found = tip === null ? null : await findWikiPage(repo, tip, slug)
-  if (found === null) return editForm(request, slug, false, { title: slug.replace(/-/g, ' '), content: '', format: 'markdown' }, [], 200)
-  return editForm(request, found.slug, true, { title: found.title, content: await readPageContent(repo, found), format: found.format }, [], 200)
+  if (found === null) return editForm(request, slug, false, { title: slug.replace(/-/g, ' '), content: '', format: 'markdown', message: '' }, [], 200)
+  return editForm(request, found.slug, true, { title: found.title, content: await readPageContent(repo, found), format: found.format, message: '' }, [], 200)
 }
 
 /** `/wikis/uploads/<secret>/<file>`: an attachment of the wiki's repository, as the raw page sends files. */
@@ -110,6 +139,7 @@ const wikisPage: ProjectPage = async (request) => {
   if (rest.length === 0) return redirect(reply, visit, wikiUrl(request, 'home'))
   if (rest.length === 1 && rest[0] === 'pages') return pagesList(request)
   if (rest[0] === 'uploads') return attachment(request, rest.join('/'))
+  if (rest.length > 1 && rest[rest.length - 1] === 'history') return pageHistory(request, rest.slice(0, -1).join('/'))
   if (rest.length > 1 && rest[rest.length - 1] === 'edit') return editPage(request, rest.slice(0, -1).join('/'))
   return showPage(request, rest.join('/'))
 }
@@ -118,7 +148,7 @@ function submitted(request: ProjectPageRequest): WikiForm {
   const form = (request.req.body as Record<string, unknown>).wiki as Record<string, unknown> | undefined
   const text = (name: string) => (typeof form?.[name] === 'string' ? form[name] : '')
   const format = text('format') as WikiFormat
-  return { title: text('title').trim(), content: text('content').replace(/\r\n/g, '\n'), format: WIKI_FORMATS.includes(format) ? format : 'markdown' }
+  return { title: text('title').trim(), content: text('content').replace(/\r\n/g, '\n'), format: WIKI_FORMATS.includes(format) ? format : 'markdown', message: text('message').trim() }
 }
 
 export const wikiForms: ProjectPage = async (request) => {
