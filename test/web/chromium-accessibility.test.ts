@@ -53,8 +53,13 @@ describe('Accessibility of the main pages (axe-core in Chromium)', () => {
     const job = await runJob(server.t, pipeline.jobs.build!)
     await appendTrace(server.t.ctx, job.id, 0, Buffer.from('\x1b[32mok\x1b[0m \x1b[31mfailed\x1b[0m \x1b[1mbold\x1b[0m\n'))
     await server.t.api('POST', `/projects/${project.id}/wikis`, { token: (await makeToken(server.t, 1)).token, body: { title: 'home', content: '# Wiki' } })
+    const rootToken = (await makeToken(server.t, 1)).token
+    const snippet = await server.t.api('POST', `/projects/${project.id}/snippets`, { token: rootToken, body: { title: 'A snippet', file_name: 'a.ts', content: 'export const b = 2\n', visibility: 'public' } })
+    const environment = await server.t.api('POST', `/projects/${project.id}/environments`, { token: rootToken, body: { name: 'staging', external_url: 'https://staging.example.com' } })
     const base = `/team/${project.path}`
     pages = [
+      `${base}/snippets`, `${base}/snippets/${snippet.body.id}`, `${base}/environments`, `${base}/environments/${environment.body.id}`,
+      `${base}/wikis/home/history`, `${base}/wikis/home/edit`,
       base, `${base}/tree/master/src`, `${base}/blob/master/src/main.ts`, `${base}/blob/master/README.md`, `${base}/commits/master`,
       `${base}/commit/${master}`, `${base}/compare/master...${mr.source_branch}`, `${base}/branches`, `${base}/tags`,
       `${base}/issues`, `${base}/issues/${issue.iid}`, `${base}/issues/new`, `${base}/merge_requests`, `${base}/merge_requests/${mr.iid}`,
