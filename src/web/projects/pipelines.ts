@@ -1,5 +1,6 @@
 // A project's CI at the original's URLs: `/pipelines` (newest first, with their status, ref,
-// commit and stages), `/pipelines/:id` (its stages and jobs), and `/-/jobs/:id` (a job and its log,
+// commit and stages as status badges; `?scope=running|branches|tags` as the API's scopes),
+// `/pipelines/:id` (its stages and jobs), and `/-/jobs/:id` (a job and its log,
 // which follows a running job: the page's script polls `/-/jobs/:id/trace.json?offset=N` for
 // what was added, and without scripts the page reloads itself). Forms: POST
 // `/pipelines/:id/retry|cancel` and `/-/jobs/:id/retry|cancel`, for those who may run CI for the
@@ -27,6 +28,8 @@ import { paginate } from '../../common/pages.js'
 import type { Db } from '../../db/index.js'
 import type { DeploymentRow } from '../../db/schema.js'
 import { pageNumber } from '../listings.js'
+import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
+import { compositeStatus } from '../../services/ci/status.js'
 
 const PER_PAGE = 20
 /** The most of a log a page shows at once: the end of a longer one, with a link to the whole. */
@@ -73,24 +76,66 @@ function actionForm(request: ProjectPageRequest, action: string, label: string):
   return html`<form method="post" action="${action}">${csrfField(tokenOf(request.visit))}<button type="submit">${label}</button></form>`
 }
 
+/** The list's tabs: every pipeline, the running ones, the latest of each branch or tag (the API's scopes). */
+const SCOPES = [
+  { scope: null, label: 'All' }, { scope: 'running', label: 'Running' }, { scope: 'branches', label: 'Branches' }, { scope: 'tags', label: 'Tags' },
+] as const
+
+type ListScope = 'running' | 'branches' | 'tags'
+
+/** The current jobs (not those a retry replaced) of some pipelines by pipeline, in one query, in stage order. */
+async function currentJobsOf(db: Db, pipelineIds: readonly number[]): Promise<Map<number, CiBuildRow[]>> {
+  const byPipeline = new Map<number, CiBuildRow[]>(pipelineIds.map((id) => [id, []]))
+  if (pipelineIds.length === 0) return byPipeline
+  const rows = await db.selectFrom('ci_builds').selectAll().where('pipeline_id', 'in', [...pipelineIds])
+    .where('kind', '=', 'ci').where('retried', '=', 0).orderBy('stage_idx').orderBy('id').execute()
+  for (const row of rows) byPipeline.get(row.pipeline_id)!.push(row)
+  return byPipeline
+}
+
+/** A pipeline's stages as badges, each with the status its jobs make together (as the pipeline's own is made). */
+function stageBadges(jobs: readonly CiBuildRow[]): SafeHtml {
+  const stages: { name: string; jobs: CiBuildRow[] }[] = []
+  for (const job of jobs) {
+    const last = stages[stages.length - 1]
+    if (last !== undefined && last.name === job.stage) last.jobs.push(job)
+    else stages.push({ name: job.stage, jobs: [job] })
+  }
+  return html`<ul class="stage-badges">${stages.map((stage) => {
+    const status = compositeStatus(stage.jobs) ?? 'created'
+    return html`<li><span class="badge status-${status}">${stage.name}: ${status}</span></li>`
+  })}</ul>`
+}
+
 async function listPage(request: ProjectPageRequest): Promise<FastifyReply> {
   const { req, reply, visit, loaded } = request
-  const asked = String((req.query as Record<string, unknown>).page ?? '1')
-  const number = /^\d{1,6}$/.test(asked) && Number(asked) >= 1 ? Number(asked) : 1
-  const found = await findPipelinePage(req.ingot.db, loaded.project.id, { orderBy: 'id', sort: 'desc' }, { page: number, per_page: PER_PAGE })
-  const users = await usersById(req.ingot.db, found.items.flatMap((p) => (p.user_id === null ? [] : [p.user_id])))
+  const number = pageNumber(req.query)
+  const asked = (req.query as Record<string, unknown>).scope
+  const scope = SCOPES.find((s) => s.scope !== null && s.scope === asked)?.scope ?? null
+  const scopeRefs = scope === 'branches' || scope === 'tags'
+    ? (await req.ingot.repositories.open(loaded.project.id).refNames(scope === 'tags' ? TAG_PREFIX : BRANCH_PREFIX)).map(shortRefName)
+    : undefined
+  const found = await findPipelinePage(req.ingot.db, loaded.project.id, {
+    ...(scope === null ? {} : { scope: scope as ListScope }), ...(scopeRefs === undefined ? {} : { scopeRefs }), orderBy: 'id', sort: 'desc',
+  }, { page: number, per_page: PER_PAGE })
+  const [users, jobs] = await Promise.all([
+    usersById(req.ingot.db, found.items.flatMap((p) => (p.user_id === null ? [] : [p.user_id]))),
+    currentJobsOf(req.ingot.db, found.items.map((p) => p.id)),
+  ])
   const base = `${projectUrl(loaded)}/pipelines`
+  const scopeUrl = (s: ListScope | null) => (s === null ? base : `${base}?scope=${s}`)
   return sendPage(reply, visit, 200, page({ title: `Pipelines · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'pipelines', html`
 <h1>Pipelines</h1>
-${found.items.length === 0 ? html`<p class="muted">No pipelines yet: push a <code>.gitlab-ci.yml</code> to start one.</p>` : html`<table class="pipelines">
-<thead><tr><th scope="col">Status</th><th scope="col">Pipeline</th><th scope="col">Ref and commit</th><th scope="col">Started by</th><th scope="col">Duration</th></tr></thead>
+<nav aria-label="Pipelines shown"><ul class="actions">${SCOPES.map((s) => html`<li><a href="${scopeUrl(s.scope)}"${s.scope === scope ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul></nav>
+${found.items.length === 0 ? html`<p class="muted">${scope === null ? html`No pipelines yet: push a <code>.gitlab-ci.yml</code> to start one.` : 'No pipelines here.'}</p>` : html`<table class="pipelines">
+<thead><tr><th scope="col">Status</th><th scope="col">Pipeline</th><th scope="col">Ref and commit</th><th scope="col">Stages</th><th scope="col">Started by</th><th scope="col">Duration</th></tr></thead>
 <tbody>${found.items.map((p) => {
     const user = p.user_id === null ? undefined : users.get(p.user_id)
     return html`<tr><td>${statusBadge(p.status)}</td><td><a href="${pipelineUrl(request, p.id)}">#${p.id}</a></td>
-<td><span class="mono">${p.ref}</span> · <a class="mono" href="${commitUrl(request, p.sha)}">${p.sha.slice(0, 8)}</a></td><td>${user === undefined ? html`<span class="muted">—</span>` : userLink(user)}</td>
+<td><span class="mono">${p.ref}</span> · <a class="mono" href="${commitUrl(request, p.sha)}">${p.sha.slice(0, 8)}</a></td><td>${stageBadges(jobs.get(p.id) ?? [])}</td><td>${user === undefined ? html`<span class="muted">—</span>` : userLink(user)}</td>
 <td>${duration(p.started_at, p.finished_at)} <span class="muted">${timeOf(p.created_at)}</span></td></tr>`
   })}</tbody></table>`}
-${pageLinks(base, new URLSearchParams(), number, PER_PAGE, found.total)}`)))
+${pageLinks(base, new URLSearchParams(scope === null ? {} : { scope }), number, PER_PAGE, found.total)}`)))
 }
 
 async function pipelinePage(request: ProjectPageRequest, pipeline: CiPipelineRow): Promise<FastifyReply> {
