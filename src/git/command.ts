@@ -192,6 +192,13 @@ export function isObjectId(value: string): boolean {
   return OBJECT_ID.test(value)
 }
 
+const FULL_OBJECT_ID = /^[0-9a-f]{40}$/
+
+/** A whole SHA-1 object id as git prints it: what it names never changes, so answers about it may be kept. */
+export function isFullObjectId(value: string): boolean {
+  return FULL_OBJECT_ID.test(value)
+}
+
 /**
  * Revision syntax that makes git search rather than name: commit messages (`main^{/fix}`,
  * `:/fix`, each a walk of the history with a regular expression of the caller's) or the reflog

@@ -6,6 +6,8 @@
 // collection that is not expanded, empty and `collapsed`; and a collection stops (`overflow`) at
 // its limits of files, lines and bytes. What is read from git is capped as well.
 import type { Commit, GitRepository } from './repository.js'
+import { ImmutableMemo } from './memo.js'
+import { isFullObjectId } from './command.js'
 
 export interface DiffEntry {
   old_path: string
@@ -257,9 +259,12 @@ export async function changedFilesOfCommits(repo: GitRepository, commits: readon
 
 /** How many files the diff from `from` to `to` changes (a rename is one), without reading the diff itself. */
 export async function changedFileCount(repo: GitRepository, from: string, to: string): Promise<number> {
-  const names = await repo.run(['diff', '--name-only', '-z', '--end-of-options', from, to])
-  return names.split('\0').filter((name) => name !== '').length
+  const count = async () => (await repo.run(['diff', '--name-only', '-z', '--end-of-options', from, to])).split('\0').filter((name) => name !== '').length
+  // Between two commit ids the count never changes: a merge request's page asks it on every view.
+  return isFullObjectId(from) && isFullObjectId(to) ? changedFileCounts.get(`${repo.gitDir}\0${from}\0${to}`, count) : count()
 }
+
+const changedFileCounts = new ImmutableMemo<number>()
 
 /**
  * The paths the diff from `from` to `to` touches, both sides of a rename, as far as RAW_READ_LIMIT

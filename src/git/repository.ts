@@ -1,11 +1,14 @@
 // GitRepository: every read and ref update Ingot makes on one bare repository, on top of the
 // long-lived cat-file readers (lookups, objects) and short git commands (log, ls-tree, refs).
 // Revisions are checked with isSafeRevision before they reach git; refs move by compare-and-swap.
-import { GitError, isSafeRevision, runGit, runGitBuffer, runGitLimited, searchesHistory, type LimitedOutput, type RunGitOptions } from './command.js'
+import { GitError, isFullObjectId, isSafeRevision, runGit, runGitBuffer, runGitLimited, searchesHistory, type LimitedOutput, type RunGitOptions } from './command.js'
 import { historySearchRefused } from '../common/errors.js'
 import { MAX_INSTANT, MIN_INSTANT } from '../db/values.js'
 import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
 import { BRANCH_PREFIX, TAG_PREFIX } from './ref-names.js'
+import { ImmutableMemo } from './memo.js'
+
+const mergeBases = new ImmutableMemo<string | null>()
 
 export const NULL_OID = '0000000000000000000000000000000000000000'
 
@@ -200,6 +203,14 @@ export class GitRepository {
 
   /** The best common ancestor of the commits; null when they share none. */
   async mergeBase(...commits: string[]): Promise<string | null> {
+    // Between commit ids the answer never changes (commits do not): pages showing a merge request ask it on every view.
+    if (commits.every(isFullObjectId)) {
+      return mergeBases.get(`${this.gitDir}\0${commits.join('\0')}`, () => this.runMergeBase(commits))
+    }
+    return this.runMergeBase(commits)
+  }
+
+  private async runMergeBase(commits: readonly string[]): Promise<string | null> {
     try {
       return (await this.run(['merge-base', '--end-of-options', ...commits])).trim() || null
     } catch (err) {

@@ -4,7 +4,9 @@
 // table of its hunks with the old and new line numbers, each line anchored and highlighted on the
 // server. Each side of a file is highlighted as one text (so a comment or string spanning lines
 // stays one token), and a file's table is kept by the commits it lies between: they never change.
-import type { DiffEntry } from '../git/diff.js'
+import { isFullObjectId } from '../git/command.js'
+import { diffCommits, type DiffCollection, type DiffEntry } from '../git/diff.js'
+import type { GitRepository } from '../git/repository.js'
 import { SafeHtml, escapeHtml, html } from './html.js'
 import { highlightCode, languageForPath, splitHighlightedLines } from './highlight.js'
 import { WeightedLru } from './weighted-lru.js'
@@ -14,6 +16,24 @@ export interface DiffSides {
   from: string | null
   /** The commit they lead to. */
   to: string
+}
+
+// Weighed in characters of the diffs' text; the diff between two commit ids never changes.
+const collections = new WeightedLru<DiffCollection>(32 * 1024 * 1024, (collection) => collection.diffs.reduce((sum, entry) => sum + entry.diff.length + 256, 0))
+
+/**
+ * The diff between two commits as git/diff.ts reads it, kept while the commits are named by their
+ * ids: a commit's or a merge request's changes are shown again and again, and reading them is two
+ * git processes each time.
+ */
+export async function diffBetween(repo: GitRepository, from: string | null, to: string): Promise<DiffCollection> {
+  if (!isFullObjectId(to) || (from !== null && !isFullObjectId(from))) return diffCommits(repo, from, to)
+  const key = `${repo.gitDir}\0${from ?? ''}\0${to}`
+  const cached = collections.get(key)
+  if (cached !== undefined) return cached
+  const collection = await diffCommits(repo, from, to)
+  collections.set(key, collection)
+  return collection
 }
 
 export interface RenderedDiffs {

@@ -3,10 +3,9 @@
 // commits of `to` since the merge base and the changes from it; `..` compares straight), with
 // `/compare` a GET form choosing the two refs. Both need the right to read the code.
 import { compareCommits } from '../../git/compare.js'
-import { diffCommits } from '../../git/diff.js'
 import { signatureTime, type Commit } from '../../git/repository.js'
 import { canOnProject } from '../../policies/project-policy.js'
-import { renderDiffs } from '../diff.js'
+import { diffBetween, renderDiffs } from '../diff.js'
 import { html, page, textBlock, type SafeHtml } from '../html.js'
 import { redirect, sendNotFound, sendPage } from '../visit.js'
 import { encodePath, pageUrl, projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
@@ -28,7 +27,7 @@ const commitPage: ProjectPage = async (request) => {
   const commit = id === null ? null : await repo.readCommit(id)
   if (commit === null) return sendNotFound(reply, visit)
   const parent = commit.parents[0] ?? null
-  const { diffs, overflow } = await diffCommits(repo, parent, commit.id)
+  const { diffs, overflow } = await diffBetween(repo, parent, commit.id)
   const changes = renderDiffs(diffs, { from: parent, to: commit.id }, (path) => pageUrl(loaded, 'blob', commit.id, path), overflow)
   const [title = '', ...body] = commit.message.split('\n')
   const sameCommitter = commit.committer.email === commit.author.email && commit.committer.time === commit.author.time

@@ -15,7 +15,6 @@ import { parseLabelsFilter } from '../../finders/issuable-filters.js'
 import { findNotes, loadNoteViews } from '../../finders/notes-finder.js'
 import { findUserByUsername } from '../../finders/users-finder.js'
 import { branchTips } from '../../git/branches.js'
-import { diffCommits } from '../../git/diff.js'
 import { commitIdsBetween, countCommitsBetween } from '../../git/merge.js'
 import { canUpdateMergeRequest } from '../../policies/issuable-policy.js'
 import { canOnProject } from '../../policies/project-policy.js'
@@ -25,7 +24,7 @@ import { updateMergeRequest } from '../../services/merge-requests/update-merge-r
 import { postNote } from '../../services/notes/create-note.js'
 import { mergeRequestNoteable } from '../../services/notes/noteable.js'
 import { canCreateNote } from '../../services/notes/note-rules.js'
-import { renderDiffs } from '../diff.js'
+import { diffBetween, renderDiffs } from '../diff.js'
 import { csrfField, errorExplanation, html, page, type SafeHtml } from '../html.js'
 import { SIGN_IN_PATH } from '../pages.js'
 import { formMethod, formOf, localPath, methodField, redirect, refusalOf, rememberReturnTo, sendNotFound, sendPage, tokenOf } from '../visit.js'
@@ -292,7 +291,7 @@ async function diffsTab(request: ProjectPageRequest, target: LoadedMergeRequest)
   if (mr.sha === null || mr.target_sha === null) return html`<p class="muted">No changes to show.</p>`
   const repo = request.req.ingot.repositories.open(mr.target_project_id)
   const base = await repo.mergeBase(mr.target_sha, mr.sha)
-  const { diffs, overflow } = await diffCommits(repo, base, mr.sha)
+  const { diffs, overflow } = await diffBetween(repo, base, mr.sha)
   return renderDiffs(diffs, { from: base, to: mr.sha }, (path) => pageUrl(request.loaded, 'blob', mr.sha!, path), overflow).markup
 }
 
