@@ -9,7 +9,7 @@
 import type { FastifyReply } from 'fastify'
 import type { Readable } from 'node:stream'
 import type { CiBuildRow, CiPipelineRow } from '../../db/schema.js'
-import { findJob, findJobPage } from '../../finders/jobs-finder.js'
+import { findJob } from '../../finders/jobs-finder.js'
 import { findPipeline, findPipelinePage } from '../../finders/pipelines-finder.js'
 import { artifactsByJob } from '../../finders/job-artifacts-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
@@ -55,15 +55,20 @@ function jobUrl(request: ProjectPageRequest, id: number): string {
 
 /** The jobs of one pipeline (its current ones, not those replaced by a retry), by stage in order. */
 async function stagesOf(request: ProjectPageRequest, pipeline: CiPipelineRow): Promise<{ name: string; jobs: CiBuildRow[] }[]> {
-  const jobs = (await findJobPage(request.req.ingot.db, request.loaded.project.id, { statuses: [], pipelineId: pipeline.id }, { page: 1, per_page: 100 })).items
-  const stages = new Map<string, { index: number; jobs: CiBuildRow[] }>()
+  const stages = byStage((await currentJobsOf(request.req.ingot.db, [pipeline.id])).get(pipeline.id) ?? [])
+  for (const stage of stages) stage.jobs.sort((a, b) => a.name.localeCompare(b.name))
+  return stages
+}
+
+/** Jobs in stage order, grouped by their stage. */
+function byStage(jobs: readonly CiBuildRow[]): { name: string; jobs: CiBuildRow[] }[] {
+  const stages: { name: string; jobs: CiBuildRow[] }[] = []
   for (const job of jobs) {
-    if (job.retried === 1) continue
-    const stage = stages.get(job.stage) ?? { index: job.stage_idx, jobs: [] }
-    stage.jobs.push(job)
-    stages.set(job.stage, stage)
+    const last = stages[stages.length - 1]
+    if (last !== undefined && last.name === job.stage) last.jobs.push(job)
+    else stages.push({ name: job.stage, jobs: [job] })
   }
-  return [...stages.entries()].sort((a, b) => a[1].index - b[1].index).map(([name, stage]) => ({ name, jobs: stage.jobs.sort((a, b) => a.name.localeCompare(b.name)) }))
+  return stages
 }
 
 async function mayRunCi(request: ProjectPageRequest, pipeline: CiPipelineRow): Promise<boolean> {
@@ -95,13 +100,7 @@ async function currentJobsOf(db: Db, pipelineIds: readonly number[]): Promise<Ma
 
 /** A pipeline's stages as badges, each with the status its jobs make together (as the pipeline's own is made). */
 function stageBadges(jobs: readonly CiBuildRow[]): SafeHtml {
-  const stages: { name: string; jobs: CiBuildRow[] }[] = []
-  for (const job of jobs) {
-    const last = stages[stages.length - 1]
-    if (last !== undefined && last.name === job.stage) last.jobs.push(job)
-    else stages.push({ name: job.stage, jobs: [job] })
-  }
-  return html`<ul class="stage-badges">${stages.map((stage) => {
+  return html`<ul class="stage-badges">${byStage(jobs).map((stage) => {
     const status = compositeStatus(stage.jobs) ?? 'created'
     return html`<li><span class="badge status-${status}">${stage.name}: ${status}</span></li>`
   })}</ul>`
