@@ -109,9 +109,14 @@ function sideMarkup(lines: readonly string[], path: string): string[] {
 }
 
 const ROW_CLASS: Readonly<Record<LineKind, string>> = { context: '', add: ' class="add"', remove: ' class="remove"', note: ' class="note"' }
-const MARKER: Readonly<Record<LineKind, string>> = { context: ' ', add: '+', remove: '−', note: '' }
 
-/** A file's hunks as table rows, each line anchored `#<file anchor>_<old>_<new>` as the original's line codes are. */
+/**
+ * A file's hunks as table rows, each line anchored `#<file anchor>_<old>_<new>` as the original's
+ * line codes are. The + and - of added and removed lines are drawn by the stylesheet from the rows'
+ * classes, so they are neither sent with every line nor copied with the code. ASCII only: one
+ * character outside Latin-1 anywhere in a page makes V8 hold all of it as two-byte text, which
+ * doubles what a large diff costs to send.
+ */
 function fileTable(entry: DiffEntry, parsed: ParsedFile, anchor: string): string {
   const oldMarkup = sideMarkup(parsed.oldLines, entry.old_path)
   const newMarkup = sideMarkup(parsed.newLines, entry.new_path)
@@ -125,7 +130,7 @@ function fileTable(entry: DiffEntry, parsed: ParsedFile, anchor: string): string
       }
       const id = `${anchor}_${line.oldNumber ?? ''}_${line.newNumber ?? ''}`
       const code = line.kind === 'remove' ? oldMarkup[line.sideIndex] : newMarkup[line.sideIndex]
-      rows.push(`<tr id="${id}"${ROW_CLASS[line.kind]}><td class="line-number">${line.oldNumber === null ? '' : `<a href="#${id}">${line.oldNumber}</a>`}<td class="line-number">${line.newNumber === null ? '' : `<a href="#${id}">${line.newNumber}</a>`}<td><span class="marker" aria-hidden="true">${MARKER[line.kind]}</span>${code ?? ''}`)
+      rows.push(`<tr id="${id}"${ROW_CLASS[line.kind]}><td class="line-number">${line.oldNumber === null ? '' : `<a href="#${id}">${line.oldNumber}</a>`}<td class="line-number">${line.newNumber === null ? '' : `<a href="#${id}">${line.newNumber}</a>`}<td>${code ?? ''}`)
     }
   }
   return `<div class="blob-wrap"><table class="code diff"><tbody>${rows.join('')}</tbody></table></div>`
@@ -179,9 +184,9 @@ export function renderDiffs(diffs: readonly DiffEntry[], sides: DiffSides, blobU
     additions += file.additions
     deletions += file.deletions
     const name = entry.renamed_file ? `${entry.old_path} → ${entry.new_path}` : entry.new_path
-    index.push(html`<li><a href="#${anchor}">${name}</a> <span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span></li>`)
+    index.push(html`<li><a href="#${anchor}">${name}</a> <span class="additions">+${file.additions}</span> <span class="deletions">-${file.deletions}</span></li>`)
     sections.push(html`<section class="box diff-file" id="${anchor}" aria-label="${name}">
-<header><h3 class="mono">${name}</h3><span>${fileState(entry)} <span class="additions">+${file.additions}</span> <span class="deletions">−${file.deletions}</span>${entry.deleted_file ? '' : html` <a href="${blobUrl(entry.new_path)}">View file</a>`}</span></header>
+<header><h3 class="mono">${name}</h3><span>${fileState(entry)} <span class="additions">+${file.additions}</span> <span class="deletions">-${file.deletions}</span>${entry.deleted_file ? '' : html` <a href="${blobUrl(entry.new_path)}">View file</a>`}</span></header>
 ${new SafeHtml(file.body)}</section>`)
   })
   const markup = html`<p>${diffs.length} ${diffs.length === 1 ? 'file' : 'files'} changed, <span class="additions">${additions} additions</span>, <span class="deletions">${deletions} deletions</span></p>
