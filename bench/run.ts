@@ -12,8 +12,9 @@
 // 200 pending jobs (bench/runner-jobs.ts), and push → CI job taken and succeeded on the built-in
 // runner (bench/ci.ts).
 // Git LFS uploads and downloads of a 200 MB object beside a plain Node HTTP server (bench/lfs.ts).
-// Git over SSH beside OpenSSH's sshd (bench/ssh.ts).
-// BENCH_PARTS=api, =git, =issues, =hooks, =traces, =runners, =ci, =pipelines, =import-export, =lfs or =ssh (or a comma list) runs parts.
+// Git over SSH beside OpenSSH's sshd (bench/ssh.ts). The web pages' render times and first-visit
+// transfer (bench/web-pages.ts).
+// BENCH_PARTS=api, =git, =issues, =hooks, =traces, =runners, =ci, =pipelines, =import-export, =lfs, =ssh or =web (or a comma list) runs parts.
 import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -36,6 +37,7 @@ import { measureCi } from './ci.js'
 import { measureImportExport } from './import-export.js'
 import { measureLfs } from './lfs.js'
 import { measureSsh } from './ssh.js'
+import { measureWebPages } from './web-pages.js'
 
 const SEED_COUNT = Number(process.env.BENCH_SEED ?? 10_000)
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
@@ -45,7 +47,7 @@ async function main() {
   log('building dist/ …')
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' })
   const rows: Row[] = []
-  const parts = (process.env.BENCH_PARTS ?? 'api,git,issues,hooks,traces,runners,ci,pipelines,import-export,lfs,ssh').split(',')
+  const parts = (process.env.BENCH_PARTS ?? 'api,git,issues,hooks,traces,runners,ci,pipelines,import-export,lfs,ssh,web').split(',')
   const available = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[]
   const reachable = await postgresReachable()
   if (!reachable) log('PostgreSQL not reachable: skipping its measurements')
@@ -64,6 +66,7 @@ async function main() {
   if (parts.includes('import-export')) rows.push(...await measureImportExport(usable))
   if (parts.includes('lfs')) rows.push(...await measureLfs())
   if (parts.includes('ssh')) rows.push(...await measureSsh())
+  if (parts.includes('web')) rows.push(...await measureWebPages())
   const table = renderTable(rows)
   const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
     `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; server on CPU 0, autocannon on CPU 1, ` +

@@ -14,6 +14,8 @@ export interface BenchTarget {
   /** Path and query, e.g. /api/v4/projects?per_page=20 */
   path: string
   token: string
+  /** Headers sent beside the token, so the floor holds the same answer (`accept-encoding` for pages). */
+  headers?: Record<string, string>
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length'])
@@ -26,7 +28,7 @@ interface Floor {
 
 async function precomputeFloors(app: FastifyInstance, targets: readonly BenchTarget[], floors: Map<string, Floor>) {
   for (const target of targets) {
-    const res = await app.inject({ method: 'GET', url: target.path, headers: { 'private-token': target.token } })
+    const res = await app.inject({ method: 'GET', url: target.path, headers: { 'private-token': target.token, ...target.headers } })
     if (res.statusCode !== 200) throw new Error(`${target.name}: ${target.path} answered ${res.statusCode}: ${res.body.slice(0, 200)}`)
     const headers: Record<string, string> = {}
     for (const [key, value] of Object.entries(res.headers)) {

@@ -9,6 +9,13 @@ import { makeProject } from '../test/helpers/factories.js'
 import { commitFiles } from '../test/helpers/git.js'
 import { launchChromium, openPage, startListeningApp, submitSignIn } from '../test/helpers/chromium.js'
 import { makeApplication } from '../test/helpers/oauth.js'
+import { makeIssue } from '../test/helpers/issues.js'
+import { makeMergeRequest } from '../test/helpers/merge-requests.js'
+import { newPipeline, runJob } from '../test/helpers/running-jobs.js'
+import { makeToken } from '../test/helpers/factories.js'
+import { appendTrace } from '../src/services/ci/trace.js'
+import { postNote } from '../src/services/notes/create-note.js'
+import { issueNoteable } from '../src/services/notes/noteable.js'
 import { refreshStatistics } from '../src/services/projects/refresh-statistics.js'
 
 if (process.argv.includes('--help')) {
@@ -63,8 +70,15 @@ try {
   const project = await makeProject(server.t, null, { name: 'Demo', path: 'demo', visibility: 'public', description: 'A small project to show the pages' })
   await commitFiles(server.t, project.id, { 'README.md': README, 'src/main.ts': MAIN_TS, 'src/greet.ts': 'export const greet = (name: string) => `Hello, ${name}!`\n' }, { message: 'Add the demo' })
   await server.t.ctx.db.updateTable('projects').set({ default_branch: 'master' }).where('id', '=', project.id).execute()
+  await commitFiles(server.t, project.id, { '.gitlab-ci.yml': 'build:\n  script: npm run build\n' }, { message: 'Build in CI' })
   // What the job after a push does: the counts the overview shows.
   await refreshStatistics(server.t.ctx, project.id)
+  const issue = await makeIssue(server.t, project, null, { title: 'Greet people by name', description: 'The greeting should use the **visitor\'s name**.', labels: ['feature'] })
+  await postNote(server.t.ctx, { noteable: issueNoteable(issue), authorId: 1, body: 'Good idea: `greet(name)` already takes one.' })
+  const mergeRequest = await makeMergeRequest(server.t, project, null, { title: 'Greet by name', description: 'Closes #1' })
+  const pipeline = await newPipeline(server.t, project.id, (await makeToken(server.t, 1)).token)
+  const job = await runJob(server.t, pipeline.jobs.build!)
+  await appendTrace(server.t.ctx, job.id, 0, Buffer.from('\x1b[32;1mRunning with the built-in runner\x1b[0;m\n$ npm run build\n> demo@1.0.0 build\n> tsc -p .\n\x1b[32mBuilt in 2.1 s\x1b[0m\n'))
 
   const { page, close } = await openPage(browser, server.url)
   await page.setViewportSize({ width: 900, height: 640 })
@@ -91,6 +105,13 @@ try {
   await shoot(page, 'file.png')
   await page.emulateMedia({ colorScheme: 'dark' })
   await shoot(page, 'file-dark.png')
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.goto(`/root/demo/issues/${issue.iid}`)
+  await shoot(page, 'issue.png')
+  await page.goto(`/root/demo/merge_requests/${mergeRequest.iid}/diffs`)
+  await shoot(page, 'merge-request-changes.png')
+  await page.goto(`/root/demo/-/jobs/${job.id}`)
+  await shoot(page, 'job-log.png')
   await page.emulateMedia({ colorScheme: 'light' })
   await page.setViewportSize({ width: 390, height: 780 })
   await page.goto('/root/demo')
