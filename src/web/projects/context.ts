@@ -11,7 +11,8 @@ import type { GitRepository } from '../../git/repository.js'
 import { cleanTreePath } from '../../git/tree.js'
 import { canOnProject, type ProjectAbility } from '../../policies/project-policy.js'
 import { html, type SafeHtml } from '../html.js'
-import type { Visit } from '../visit.js'
+import { localPath, redirect, rememberReturnTo, type Visit } from '../visit.js'
+import { SIGN_IN_PATH } from '../pages.js'
 
 export interface ProjectPageRequest {
   req: FastifyRequest
@@ -158,4 +159,12 @@ export async function refAndPath(repo: GitRepository, segments: readonly string[
 function withPath(ref: string, commit: string, segments: readonly string[]): RefAndPath | null {
   const path = cleanTreePath(segments.join('/'))
   return path === null ? null : { ref, commit, path }
+}
+
+/** Sends an anonymous visitor to sign in, and back to this page afterwards; null when someone is signed in. */
+export function signInFirst(request: ProjectPageRequest): FastifyReply | null {
+  if (request.visit.session !== null) return null
+  const back = localPath(request.req.url.replace(/^\/-\/project-web/, ''))
+  if (back !== null) rememberReturnTo(request.visit, back)
+  return redirect(request.reply, request.visit, SIGN_IN_PATH)
 }

@@ -14,9 +14,8 @@ import { commitChanges, type CommitAction } from '../../services/commits/commit-
 import { findFileAtRef } from '../../services/files/file-at-ref.js'
 import { looksBinary } from '../../git/blob.js'
 import { csrfField, errorExplanation, html, page } from '../html.js'
-import { SIGN_IN_PATH } from '../pages.js'
-import { localPath, redirect, refusalOf, rememberReturnTo, sendNotFound, sendPage, tokenOf } from '../visit.js'
-import { encodePath, pageUrl, projectChrome, projectUrl, refAndPath, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { redirect, refusalOf, sendNotFound, sendPage, tokenOf } from '../visit.js'
+import { encodePath, pageUrl, projectChrome, projectUrl, refAndPath, signInFirst, type ProjectPage, type ProjectPageRequest } from './context.js'
 
 interface FileForm {
   path: string
@@ -60,12 +59,6 @@ ${kind === 'new' ? html`<label for="file_name">File name</label><input type="tex
 </form>`)))
 }
 
-function signInFirst(request: ProjectPageRequest): FastifyReply | null {
-  if (request.visit.session !== null) return null
-  const back = localPath(request.req.url.replace(/^\/-\/project-web/, ''))
-  if (back !== null) rememberReturnTo(request.visit, back)
-  return redirect(request.reply, request.visit, SIGN_IN_PATH)
-}
 
 /** The page, for a signed-in visitor who may push; null and the answer sent otherwise. */
 async function allowed(request: ProjectPageRequest): Promise<{ target: Target } | FastifyReply> {

@@ -9,7 +9,26 @@ import type { NoteView } from '../../entities/note.js'
 import { availableLabelsTitled } from '../../services/labels/issuable-labels.js'
 import { csrfField, html, type SafeHtml } from '../html.js'
 import { renderMarkdown } from '../markdown.js'
-import { encodePath, projectUrl } from './context.js'
+import { encodePath, projectUrl, type ProjectPageRequest } from './context.js'
+import { findUserByUsername } from '../../finders/users-finder.js'
+
+/** A query parameter's single value ('' when absent). */
+export function queryValue(request: ProjectPageRequest, name: string): string {
+  const value = (request.req.query as Record<string, unknown>)[name]
+  return typeof value === 'string' ? value : ''
+}
+
+/** A query parameter's values (`label_name[]=a&label_name[]=b`), empty ones left out. */
+export function queryList(request: ProjectPageRequest, name: string): string[] {
+  const value = (request.req.query as Record<string, unknown>)[name]
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v !== '')
+}
+
+/** The user a username filter names; an unknown name filters everything out (id 0 matches nobody). */
+export async function userIdFilter(request: ProjectPageRequest, username: string): Promise<number | undefined> {
+  if (username === '') return undefined
+  return (await findUserByUsername(request.req.ingot.db, username))?.id ?? 0
+}
 
 /** A moment as a page shows it: the date, with the exact time for machines and on hover. */
 export function timeOf(epochMs: number): SafeHtml {

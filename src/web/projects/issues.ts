@@ -30,10 +30,10 @@ import { issueNoteable } from '../../services/notes/noteable.js'
 import { canCreateNote } from '../../services/notes/note-rules.js'
 import { SIGN_IN_PATH } from '../pages.js'
 import { csrfField, errorExplanation, html, page, type SafeHtml } from '../html.js'
-import { formMethod, formOf, localPath, methodField, redirect, refusalOf, rememberReturnTo, sendNotFound, sendPage, tokenOf } from '../visit.js'
-import { projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf } from '../visit.js'
+import { projectChrome, projectUrl, signInFirst, type ProjectPage, type ProjectPageRequest } from './context.js'
 import {
-  commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, stateTabs, timeOf, userLink,
+  commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
 } from './issuables.js'
 
 const PER_PAGE = 20
@@ -57,22 +57,8 @@ function issueUrl(request: ProjectPageRequest, iid: number): string {
   return `${issuesUrl(request)}/${iid}`
 }
 
-/** A query parameter's single value ('' when absent); `name[]` lists give their values through queryList. */
-function queryValue(request: ProjectPageRequest, name: string): string {
-  const value = (request.req.query as Record<string, unknown>)[name]
-  return typeof value === 'string' ? value : ''
-}
 
-function queryList(request: ProjectPageRequest, name: string): string[] {
-  const value = (request.req.query as Record<string, unknown>)[name]
-  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v !== '')
-}
 
-/** The user a username filter names; an unknown name filters everything out (id 0 matches nobody). */
-async function userIdFilter(request: ProjectPageRequest, username: string): Promise<number | undefined> {
-  if (username === '') return undefined
-  return (await findUserByUsername(request.req.ingot.db, username))?.id ?? 0
-}
 
 async function listPage(request: ProjectPageRequest): Promise<FastifyReply> {
   const { req, reply, visit, loaded } = request
@@ -192,13 +178,6 @@ function signedInActor(request: ProjectPageRequest): Actor | null {
   return request.visit.session === null ? null : request.req.actor
 }
 
-/** Sends an anonymous visitor to sign in and back here; null when someone is signed in. */
-function signInFirst(request: ProjectPageRequest): FastifyReply | null {
-  if (request.visit.session !== null) return null
-  const back = localPath(request.req.url.replace(/^\/-\/project-web/, ''))
-  if (back !== null) rememberReturnTo(request.visit, back)
-  return redirect(request.reply, request.visit, SIGN_IN_PATH)
-}
 
 async function newPage(request: ProjectPageRequest, values?: IssueFormValues, errors: readonly string[] = [], status = 200): Promise<FastifyReply> {
   const { req, reply, visit, loaded } = request

@@ -13,7 +13,6 @@ import type { MergeRequestView } from '../../entities/merge-request.js'
 import { loadMergeRequestDetails, loadMergeRequestView, listMergeRequests, type MergeRequestFilters } from '../../finders/merge-requests-finder.js'
 import { parseLabelsFilter } from '../../finders/issuable-filters.js'
 import { findNotes, loadNoteViews } from '../../finders/notes-finder.js'
-import { findUserByUsername } from '../../finders/users-finder.js'
 import { branchTips } from '../../git/branches.js'
 import { commitIdsBetween, countCommitsBetween } from '../../git/merge.js'
 import { canUpdateMergeRequest } from '../../policies/issuable-policy.js'
@@ -27,10 +26,12 @@ import { canCreateNote } from '../../services/notes/note-rules.js'
 import { diffBetween, renderDiffs } from '../diff.js'
 import { csrfField, errorExplanation, html, page, type SafeHtml } from '../html.js'
 import { SIGN_IN_PATH } from '../pages.js'
-import { formMethod, formOf, localPath, methodField, redirect, refusalOf, rememberReturnTo, sendNotFound, sendPage, tokenOf } from '../visit.js'
+import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf } from '../visit.js'
 import { commitUrl } from './commit.js'
-import { pageUrl, projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
-import { commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, stateTabs, timeOf, userLink } from './issuables.js'
+import { pageUrl, projectChrome, projectUrl, signInFirst, type ProjectPage, type ProjectPageRequest } from './context.js'
+import {
+  commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
+} from './issuables.js'
 
 const PER_PAGE = 20
 const COMMITS_PER_PAGE = 40
@@ -45,27 +46,9 @@ function mergeRequestUrl(request: ProjectPageRequest, iid: number): string {
   return `${listUrl(request)}/${iid}`
 }
 
-function queryValue(request: ProjectPageRequest, name: string): string {
-  const value = (request.req.query as Record<string, unknown>)[name]
-  return typeof value === 'string' ? value : ''
-}
 
-function queryList(request: ProjectPageRequest, name: string): string[] {
-  const value = (request.req.query as Record<string, unknown>)[name]
-  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v !== '')
-}
 
-async function userIdFilter(request: ProjectPageRequest, username: string): Promise<number | undefined> {
-  if (username === '') return undefined
-  return (await findUserByUsername(request.req.ingot.db, username))?.id ?? 0
-}
 
-function signInFirst(request: ProjectPageRequest): FastifyReply | null {
-  if (request.visit.session !== null) return null
-  const back = localPath(request.req.url.replace(/^\/-\/project-web/, ''))
-  if (back !== null) rememberReturnTo(request.visit, back)
-  return redirect(request.reply, request.visit, SIGN_IN_PATH)
-}
 
 async function listPage(request: ProjectPageRequest): Promise<FastifyReply> {
   const { req, reply, visit, loaded } = request
