@@ -12,6 +12,7 @@ import { findVisibleGroup } from '../finders/groups-finder.js'
 import { findAllMembers } from '../finders/members-finder.js'
 import { findUserByUsername } from '../finders/users-finder.js'
 import { canReadUserProfile } from '../policies/user-policy.js'
+import { isReservedTopLevel } from '../services/namespaces/path-rules.js'
 import { paginate } from '../common/pages.js'
 import { html, page, type SafeHtml } from './html.js'
 import { LIST_PER_PAGE, eventList, eventPage, groupList, groupPage, pageNumber, projectList, projectPage } from './listings.js'
@@ -111,6 +112,8 @@ const namespacePages: FastifyPluginAsync = async (app) => {
     const visit = await visitorOf(req, reply)
     if (visit === null) return reply
     const { name } = req.params as { name: string }
+    // A reserved name (api, oauth, …) is no namespace: it keeps the API's 404 answer.
+    if (isReservedTopLevel(name)) return reply.callNotFound()
     const namespace = await req.ingot.db.selectFrom('namespaces').select(['kind']).where('full_path_lower', '=', name.toLowerCase()).executeTakeFirst()
     if (namespace?.kind === 'group') return groupPageAt(req, reply, visit, name)
     return userPage(req, reply, visit, name)
