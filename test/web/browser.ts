@@ -76,6 +76,13 @@ export class Browser {
   }
 }
 
+/** A browser signed in through the sign-in form as `login` (test users' password unless told otherwise). */
+export async function signedInBrowser(t: TestApp, login: string, password?: string): Promise<Browser> {
+  const browser = new Browser(t)
+  await browser.signIn(login, password)
+  return browser
+}
+
 export function formToken(html: string): string {
   const token = /name="authenticity_token" value="([^"]+)"/.exec(html)?.[1]
   assert.ok(token, 'the page has a form with a CSRF token')

@@ -9,7 +9,7 @@ import { commitFiles } from '../helpers/git.js'
 import { insertMilestone, makeIssue } from '../helpers/issues.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { DEVELOPER } from '../../src/policies/access-levels.js'
-import { Browser, formToken } from './browser.js'
+import { Browser, formToken, signedInBrowser } from './browser.js'
 
 describe('Web project lists: milestones, labels, boards, activity, members; star and fork', () => {
   let t: TestApp
@@ -18,11 +18,7 @@ describe('Web project lists: milestones, labels, boards, activity, members; star
   let outsider: TestUser
   let project: ProjectRow
   let base: string
-  const signedIn = async (user: TestUser) => {
-    const browser = new Browser(t)
-    await browser.signIn(user.user.username)
-    return browser
-  }
+  const signedIn = (user: TestUser) => signedInBrowser(t, user.user.username)
   before(async () => {
     t = await buildTestApp()
     ;[owner, developer, outsider] = await Promise.all([makeUser(t), makeUser(t), makeUser(t)])

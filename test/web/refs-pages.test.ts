@@ -9,7 +9,7 @@ import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/fac
 import { commitFiles } from '../helpers/git.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { DEVELOPER, REPORTER } from '../../src/policies/access-levels.js'
-import { Browser, formToken } from './browser.js'
+import { Browser, formToken, signedInBrowser } from './browser.js'
 
 describe('Web branches and tags pages', () => {
   let t: TestApp
@@ -18,11 +18,7 @@ describe('Web branches and tags pages', () => {
   let reporter: TestUser
   let project: ProjectRow
   let base: string
-  const signedIn = async (user: TestUser) => {
-    const browser = new Browser(t)
-    await browser.signIn(user.user.username)
-    return browser
-  }
+  const signedIn = (user: TestUser) => signedInBrowser(t, user.user.username)
   before(async () => {
     t = await buildTestApp()
     ;[owner, developer, reporter] = await Promise.all([makeUser(t), makeUser(t), makeUser(t)])

@@ -9,7 +9,7 @@ import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/fac
 import { commitFiles } from '../helpers/git.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { DEVELOPER, MAINTAINER } from '../../src/policies/access-levels.js'
-import { Browser, formToken } from './browser.js'
+import { Browser, formToken, signedInBrowser } from './browser.js'
 
 describe('Web project settings and admin area', () => {
   let t: TestApp
@@ -18,11 +18,7 @@ describe('Web project settings and admin area', () => {
   let developer: TestUser
   let project: ProjectRow
   let base: string
-  const signedIn = async (login: string) => {
-    const browser = new Browser(t)
-    await browser.signIn(login, login === 'root' ? ROOT_PASSWORD : 'password1234')
-    return browser
-  }
+  const signedIn = (login: string) => signedInBrowser(t, login, login === 'root' ? ROOT_PASSWORD : undefined)
   before(async () => {
     t = await buildTestApp()
     ;[owner, maintainer, developer] = await Promise.all([makeUser(t), makeUser(t), makeUser(t)])

@@ -9,7 +9,7 @@ import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/fac
 import { commitFiles } from '../helpers/git.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { GUEST, REPORTER } from '../../src/policies/access-levels.js'
-import { Browser } from './browser.js'
+import { Browser, signedInBrowser } from './browser.js'
 
 describe('Web snippets and environments pages', () => {
   let t: TestApp
@@ -21,11 +21,7 @@ describe('Web snippets and environments pages', () => {
   let publicSnippet: number
   let privateSnippet: number
   let sha: string
-  const signedIn = async (user: TestUser) => {
-    const browser = new Browser(t)
-    await browser.signIn(user.user.username)
-    return browser
-  }
+  const signedIn = (user: TestUser) => signedInBrowser(t, user.user.username)
   before(async () => {
     t = await buildTestApp()
     ;[owner, reporter, guest] = await Promise.all([makeUser(t), makeUser(t), makeUser(t)])

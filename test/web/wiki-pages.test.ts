@@ -8,7 +8,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { DEVELOPER, REPORTER } from '../../src/policies/access-levels.js'
-import { Browser, formToken } from './browser.js'
+import { Browser, formToken, signedInBrowser } from './browser.js'
 
 describe('Web wiki pages', () => {
   let t: TestApp
@@ -31,11 +31,7 @@ describe('Web wiki pages', () => {
   })
   after(async () => { await t.close() })
 
-  const signedIn = async (user: TestUser) => {
-    const browser = new Browser(t)
-    await browser.signIn(user.user.username)
-    return browser
-  }
+  const signedIn = (user: TestUser) => signedInBrowser(t, user.user.username)
 
   it('shows a page rendered, its wiki links resolved and its HTML sanitized; the list; a missing page', async () => {
     const root = await new Browser(t).get(`${base}/wikis`)
