@@ -61,7 +61,7 @@ describe('Accessibility of the main pages (axe-core in Chromium)', () => {
       `${base}/snippets`, `${base}/snippets/${snippet.body.id}`, `${base}/environments`, `${base}/environments/${environment.body.id}`,
       `${base}/wikis/home/history`, `${base}/wikis/home/edit`,
       base, `${base}/tree/master/src`, `${base}/blob/master/src/main.ts`, `${base}/blob/master/README.md`, `${base}/commits/master`,
-      `${base}/commit/${master}`, `${base}/compare/master...${mr.source_branch}`, `${base}/branches`, `${base}/tags`,
+      `${base}/commit/${master}`, `${base}/blame/master/src/main.ts`, `${base}/compare/master...${mr.source_branch}`, `${base}/branches`, `${base}/tags`,
       `${base}/issues`, `${base}/issues/${issue.iid}`, `${base}/issues/new`, `${base}/merge_requests`, `${base}/merge_requests/${mr.iid}`,
       `${base}/merge_requests/${mr.iid}/diffs`, `${base}/pipelines`, `${base}/pipelines/${pipeline.id}`, `${base}/-/jobs/${job.id}`,
       `${base}/wikis/home`, `${base}/edit/master/src/main.ts`,

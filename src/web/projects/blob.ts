@@ -87,7 +87,7 @@ ${breadcrumbs(loaded, ref, path)}
 ${last === null ? '' : commitSummary(loaded, last)}
 <div class="box">
 <header><span class="muted">${humanSize(file.size)}</span>
-<ul class="actions">${canEdit ? html`<li><a href="${projectUrl(loaded)}/edit/${encodePath(ref)}/${encodePath(path)}">Edit</a></li>` : ''}<li><a href="${rawUrl}">Raw</a></li><li><a href="${pageUrl(loaded, 'commits', ref, path)}">History</a></li><li><a href="${pageUrl(loaded, 'blob', commit, path)}">Permalink</a></li></ul></header>
+<ul class="actions">${canEdit ? html`<li><a href="${projectUrl(loaded)}/edit/${encodePath(ref)}/${encodePath(path)}">Edit</a></li>` : ''}<li><a href="${rawUrl}">Raw</a></li><li><a href="${pageUrl(loaded, 'blame', ref, path)}">Blame</a></li><li><a href="${pageUrl(loaded, 'commits', ref, path)}">History</a></li><li><a href="${pageUrl(loaded, 'blob', commit, path)}">Permalink</a></li></ul></header>
 ${fileContent(loaded, ref, file, rawUrl)}
 </div>`)))
 }

@@ -35,6 +35,7 @@ import { activityPage, membersPage } from './people.js'
 import { forkForm, toggleStarForm } from './star-fork.js'
 import { settingsEditPage, settingsForm } from './settings.js'
 import { snippetsPage } from './snippets.js'
+import blamePage from './blame.js'
 
 /** `/edit` is the project's settings; `/edit/<branch>/<path>` edits a file, as in the original. */
 const editPage: ProjectPage = (request) => (request.rest.length === 0 ? settingsEditPage(request) : editFilePage(request))
@@ -46,6 +47,7 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   tree: treePage,
   blob: blobPage,
   raw: rawPage,
+  blame: blamePage,
   commits: commitsPage,
   refs: switchRefPage,
   commit: commitPage,
