@@ -14,3 +14,14 @@ export async function counterValue(db: Db, name: CounterName): Promise<number> {
   const cache = readCacheOf<number>(db, 'counters', { tables: ['counters', 'users', 'projects'], maxWeight: 16 })
   return cache === null ? load() : cache.get(name, load)
 }
+
+/** How many users, projects and groups the instance holds (the admin area's overview). */
+export async function instanceCounts(db: Db): Promise<{ users: number; projects: number; groups: number }> {
+  const count = (rows: { n: string | number | bigint } | undefined) => Number(rows?.n ?? 0)
+  const [users, projects, groups] = await Promise.all([
+    db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    db.selectFrom('projects').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    db.selectFrom('namespaces').select((eb) => eb.fn.countAll().as('n')).where('kind', '=', 'group').executeTakeFirst(),
+  ])
+  return { users: count(users), projects: count(projects), groups: count(groups) }
+}

@@ -41,3 +41,17 @@ export async function loadDeploymentViews(db: Db, repo: GitRepository, deploymen
     deployable: deployment.deployable_id === null ? null : jobViews.get(deployment.deployable_id) ?? null,
   }))
 }
+
+/** One environment's deployments, newest first. */
+export function findEnvironmentDeploymentPage(db: Db, environmentId: number, pagination: PaginationQuery): Promise<Page<DeploymentRow>> {
+  return paginate(db, db.selectFrom('deployments').selectAll().where('environment_id', '=', environmentId).orderBy('id', 'desc'), pagination)
+}
+
+/** Each environment's newest deployment, in one query. */
+export async function latestDeploymentsOf(db: Db, environmentIds: readonly number[]): Promise<Map<number, DeploymentRow>> {
+  if (environmentIds.length === 0) return new Map()
+  const rows = await db.selectFrom('deployments').selectAll()
+    .where('id', 'in', db.selectFrom('deployments').select((eb) => eb.fn.max('id').as('id')).where('environment_id', 'in', [...environmentIds]).groupBy('environment_id'))
+    .execute()
+  return new Map(rows.map((row) => [row.environment_id, row]))
+}

@@ -72,3 +72,13 @@ export async function loadJobViews(db: Db, repo: GitRepository, jobs: readonly C
     }
   })
 }
+
+/** The current CI jobs (not those a retry replaced, nor external statuses) of some pipelines, by pipeline, in stage order, in one query. */
+export async function currentJobsOfPipelines(db: Db, pipelineIds: readonly number[]): Promise<Map<number, CiBuildRow[]>> {
+  const byPipeline = new Map<number, CiBuildRow[]>(pipelineIds.map((id) => [id, []]))
+  if (pipelineIds.length === 0) return byPipeline
+  const rows = await db.selectFrom('ci_builds').selectAll().where('pipeline_id', 'in', [...pipelineIds])
+    .where('kind', '=', 'ci').where('retried', '=', 0).orderBy('stage_idx').orderBy('id').execute()
+  for (const row of rows) byPipeline.get(row.pipeline_id)!.push(row)
+  return byPipeline
+}

@@ -73,3 +73,9 @@ export async function loadNamespaceView(db: Db, actor: Actor, namespace: Namespa
   if (view === undefined) throw new Error('unreachable: one namespace in, one view out')
   return view
 }
+
+/** Whether a full path names a user's namespace or a group (visible or not: the page decides); null for neither. */
+export async function namespaceKindAt(db: Db, fullPath: string): Promise<NamespaceRow['kind'] | null> {
+  const row = await db.selectFrom('namespaces').select('kind').where('full_path_lower', '=', fullPath.toLowerCase()).executeTakeFirst()
+  return row?.kind ?? null
+}

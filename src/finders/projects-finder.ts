@@ -143,3 +143,9 @@ export function maintainedProjectTotal(db: Db, actor: Actor | null, scope: Proje
     return publicCount + (actor.user.external ? 0 : internalCount) + Number(count)
   }
 }
+
+/** Whether the user has starred the project. */
+export async function hasStarred(db: Db, userId: number, projectId: number): Promise<boolean> {
+  const row = await db.selectFrom('stars').select('project_id').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst()
+  return row !== undefined
+}

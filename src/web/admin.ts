@@ -7,7 +7,8 @@
 // applications.ts (`/admin/applications`).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { paginate } from '../common/pages.js'
-import { findUsers } from '../finders/users-finder.js'
+import { findUserById, findUsers } from '../finders/users-finder.js'
+import { instanceCounts } from '../finders/counters.js'
 import type { Visibility } from '../policies/access-levels.js'
 import { getApplicationSettings, updateApplicationSettings, type ApplicationSettings } from '../services/settings.js'
 import { blockUser, unblockUser } from '../services/users/block-user.js'
@@ -79,12 +80,7 @@ ${SETTINGS_TEXTS.map(([name, label]) => html`<label for="${name}">${label}</labe
 
 const adminPages: FastifyPluginAsync = async (app) => {
   app.get('/admin', WEB, forAdmin(async (req, reply, visit) => {
-    const { db } = req.ingot
-    const count = async (table: 'users' | 'projects') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
-    const [users, projects, groups] = await Promise.all([
-      count('users'), count('projects'),
-      db.selectFrom('namespaces').select((eb) => eb.fn.countAll().as('n')).where('kind', '=', 'group').executeTakeFirstOrThrow().then((row) => Number(row.n)),
-    ])
+    const { users, projects, groups } = await instanceCounts(req.ingot.db)
     return adminPage(reply, visit, 'Overview', '/admin', html`<h1>Admin area</h1>
 <ul class="stats"><li><a href="/admin/users">${users} users</a></li><li><a href="/admin/projects">${projects} projects</a></li><li><a href="/admin/groups">${groups} groups</a></li></ul>`)
   }))
@@ -118,8 +114,8 @@ ${pageLinks('/admin/users', new URLSearchParams(search === '' ? {} : { search })
 
   app.post('/admin/users/:id/:action', WEB, forAdmin(async (req, reply, visit) => {
     const { id, action } = req.params as { id: string; action: string }
-    const user = /^\d{1,18}$/.test(id) ? await req.ingot.db.selectFrom('users').selectAll().where('id', '=', Number(id)).executeTakeFirst() : undefined
-    if (user === undefined || user.id === visit.session.user.id || (action !== 'block' && action !== 'unblock')) return sendNotFound(reply, visit)
+    const user = /^\d{1,18}$/.test(id) ? await findUserById(req.ingot.db, Number(id)) : null
+    if (user === null || user.id === visit.session.user.id || (action !== 'block' && action !== 'unblock')) return sendNotFound(reply, visit)
     await (action === 'block' ? blockUser : unblockUser)(req.ingot.db, user)
     return redirect(reply, visit, '/admin/users')
   }))

@@ -9,6 +9,7 @@ import { mustAcceptTerms } from '../auth/sessions.js'
 import type { NamespaceRow } from '../db/schema.js'
 import { findUserEvents } from '../finders/events-finder.js'
 import { findVisibleGroup } from '../finders/groups-finder.js'
+import { namespaceKindAt } from '../finders/namespaces-finder.js'
 import { findAllMembers } from '../finders/members-finder.js'
 import { findUserByUsername } from '../finders/users-finder.js'
 import { canReadUserProfile } from '../policies/user-policy.js'
@@ -114,8 +115,7 @@ const namespacePages: FastifyPluginAsync = async (app) => {
     const { name } = req.params as { name: string }
     // A reserved name (api, oauth, …) is no namespace: it keeps the API's 404 answer.
     if (isReservedTopLevel(name)) return reply.callNotFound()
-    const namespace = await req.ingot.db.selectFrom('namespaces').select(['kind']).where('full_path_lower', '=', name.toLowerCase()).executeTakeFirst()
-    if (namespace?.kind === 'group') return groupPageAt(req, reply, visit, name)
+    if (await namespaceKindAt(req.ingot.db, name) === 'group') return groupPageAt(req, reply, visit, name)
     return userPage(req, reply, visit, name)
   })
 }

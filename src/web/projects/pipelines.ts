@@ -9,7 +9,8 @@
 import type { FastifyReply } from 'fastify'
 import type { Readable } from 'node:stream'
 import type { CiBuildRow, CiPipelineRow } from '../../db/schema.js'
-import { findJob } from '../../finders/jobs-finder.js'
+import { currentJobsOfPipelines, findJob } from '../../finders/jobs-finder.js'
+import { findEnvironmentDeploymentPage, latestDeploymentsOf } from '../../finders/deployments-finder.js'
 import { findPipeline, findPipelinePage } from '../../finders/pipelines-finder.js'
 import { artifactsByJob } from '../../finders/job-artifacts-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
@@ -24,9 +25,6 @@ import { projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } 
 import { pageLinks, timeOf, userLink } from './issuables.js'
 import { usersById } from '../../finders/rows.js'
 import { findEnvironment, findEnvironmentPage } from '../../finders/environments-finder.js'
-import { paginate } from '../../common/pages.js'
-import type { Db } from '../../db/index.js'
-import type { DeploymentRow } from '../../db/schema.js'
 import { pageNumber } from '../listings.js'
 import { BRANCH_PREFIX, TAG_PREFIX, shortRefName } from '../../git/ref-names.js'
 import { compositeStatus } from '../../services/ci/status.js'
@@ -55,7 +53,7 @@ function jobUrl(request: ProjectPageRequest, id: number): string {
 
 /** The jobs of one pipeline (its current ones, not those replaced by a retry), by stage in order. */
 async function stagesOf(request: ProjectPageRequest, pipeline: CiPipelineRow): Promise<{ name: string; jobs: CiBuildRow[] }[]> {
-  const stages = byStage((await currentJobsOf(request.req.ingot.db, [pipeline.id])).get(pipeline.id) ?? [])
+  const stages = byStage((await currentJobsOfPipelines(request.req.ingot.db, [pipeline.id])).get(pipeline.id) ?? [])
   for (const stage of stages) stage.jobs.sort((a, b) => a.name.localeCompare(b.name))
   return stages
 }
@@ -88,15 +86,6 @@ const SCOPES = [
 
 type ListScope = 'running' | 'branches' | 'tags'
 
-/** The current jobs (not those a retry replaced) of some pipelines by pipeline, in one query, in stage order. */
-async function currentJobsOf(db: Db, pipelineIds: readonly number[]): Promise<Map<number, CiBuildRow[]>> {
-  const byPipeline = new Map<number, CiBuildRow[]>(pipelineIds.map((id) => [id, []]))
-  if (pipelineIds.length === 0) return byPipeline
-  const rows = await db.selectFrom('ci_builds').selectAll().where('pipeline_id', 'in', [...pipelineIds])
-    .where('kind', '=', 'ci').where('retried', '=', 0).orderBy('stage_idx').orderBy('id').execute()
-  for (const row of rows) byPipeline.get(row.pipeline_id)!.push(row)
-  return byPipeline
-}
 
 /** A pipeline's stages as badges, each with the status its jobs make together (as the pipeline's own is made). */
 function stageBadges(jobs: readonly CiBuildRow[]): SafeHtml {
@@ -119,7 +108,7 @@ async function listPage(request: ProjectPageRequest): Promise<FastifyReply> {
   }, { page: number, per_page: PER_PAGE })
   const [users, jobs] = await Promise.all([
     usersById(req.ingot.db, found.items.flatMap((p) => (p.user_id === null ? [] : [p.user_id]))),
-    currentJobsOf(req.ingot.db, found.items.map((p) => p.id)),
+    currentJobsOfPipelines(req.ingot.db, found.items.map((p) => p.id)),
   ])
   const base = `${projectUrl(loaded)}/pipelines`
   const scopeUrl = (s: ListScope | null) => (s === null ? base : `${base}?scope=${s}`)
@@ -291,7 +280,7 @@ export const environmentsPage: ProjectPage = async (request) => {
   const number = pageNumber(req.query)
   if (rest.length === 0) {
     const found = await findEnvironmentPage(db, loaded.project.id, { page: number, per_page: PER_PAGE })
-    const latest = await latestDeployments(db, found.items.map((environment) => environment.id))
+    const latest = await latestDeploymentsOf(db, found.items.map((environment) => environment.id))
     return sendPage(reply, visit, 200, page({ title: `Environments · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'environments', html`
 <h1>Environments</h1>
 ${found.items.length === 0 ? html`<p class="muted">No environments: a job with <code>environment:</code> makes one when it deploys.</p>` : html`<table><thead><tr><th scope="col">Environment</th><th scope="col">State</th><th scope="col">Last deployment</th></tr></thead>
@@ -305,18 +294,10 @@ ${pageLinks(base, new URLSearchParams(), number, PER_PAGE, found.total)}`)))
   const id = /^\d{1,15}$/.test(rest[0]!) ? Number(rest[0]) : null
   const environment = id === null ? null : await findEnvironment(db, loaded.project.id, id)
   if (environment === null) return sendNotFound(reply, visit)
-  const found = await paginate(db, db.selectFrom('deployments').selectAll().where('environment_id', '=', environment.id).orderBy('id', 'desc'), { page: number, per_page: PER_PAGE })
+  const found = await findEnvironmentDeploymentPage(db, environment.id, { page: number, per_page: PER_PAGE })
   return sendPage(reply, visit, 200, page({ title: `${environment.name} · Environments · ${loaded.project.name}`, user: visit.session?.user ?? null, wide: true }, projectChrome(req.actor, loaded, 'environments', html`
 <h1>Environment ${environment.name} <small class="muted">${environment.state}</small></h1>
 ${found.items.length === 0 ? html`<p class="muted">No deployments.</p>` : html`<ol class="issuable-list">${found.items.map((deployment) => html`<li>#${deployment.iid} <span class="mono">${deployment.ref}</span> at <a class="mono" href="${commitUrl(request, deployment.sha)}">${deployment.sha.slice(0, 8)}</a>${deployment.deployable_id === null ? '' : html` by <a href="${jobUrl(request, deployment.deployable_id)}">job #${deployment.deployable_id}</a>`} <span class="muted">${timeOf(deployment.created_at)}</span></li>`)}</ol>`}
 ${pageLinks(`${base}/${environment.id}`, new URLSearchParams(), number, PER_PAGE, found.total)}`)))
 }
 
-/** Each environment's newest deployment, in one query. */
-async function latestDeployments(db: Db, environmentIds: readonly number[]): Promise<Map<number, DeploymentRow>> {
-  if (environmentIds.length === 0) return new Map()
-  const rows = await db.selectFrom('deployments').selectAll()
-    .where('id', 'in', db.selectFrom('deployments').select((eb) => eb.fn.max('id').as('id')).where('environment_id', 'in', [...environmentIds]).groupBy('environment_id'))
-    .execute()
-  return new Map(rows.map((row) => [row.environment_id, row]))
-}

@@ -3,6 +3,7 @@
 // namespace `namespace_key` names, where they may create projects), through the API's services;
 // then the project, or the fork, is shown.
 import type { FastifyReply } from 'fastify'
+import { hasStarred as hasStarredProject } from '../../finders/projects-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { forkProject } from '../../services/projects/fork-project.js'
 import { starProject, unstarProject } from '../../services/projects/star-project.js'
@@ -12,10 +13,7 @@ import { encodePath, projectUrl, type ProjectPage, type ProjectPageRequest } fro
 
 /** The visitor's star of the project, for the button's label. */
 export async function hasStarred(request: ProjectPageRequest): Promise<boolean> {
-  if (request.visit.session === null) return false
-  const row = await request.req.ingot.db.selectFrom('stars').select('project_id')
-    .where('user_id', '=', request.visit.session.user.id).where('project_id', '=', request.loaded.project.id).executeTakeFirst()
-  return row !== undefined
+  return request.visit.session !== null && hasStarredProject(request.req.ingot.db, request.visit.session.user.id, request.loaded.project.id)
 }
 
 /** The overview's Star and Fork buttons, for a signed-in visitor. */
