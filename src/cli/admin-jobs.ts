@@ -4,7 +4,7 @@
 // through ctx.jobs as the processes do, on both engines; opening the queue works no job and starts
 // no schedule (only `ingot web` and `ingot worker` call start()).
 import type { AppContext } from '../context.js'
-import type { JobCount, JobState, JobSummary } from '../jobs/queue.js'
+import type { JobState, JobSummary } from '../jobs/queue.js'
 import { CommandFailed, UsageError, parseCommandLine, type Command, type CommandGroup } from './command.js'
 
 const STATES: readonly JobState[] = ['waiting', 'running', 'dead']
@@ -76,19 +76,11 @@ export const jobCommands: CommandGroup = {
 
 /** A table of kinds by state, with totals, and the oldest due job's wait. */
 async function jobCounts(ctx: AppContext): Promise<string[]> {
-  const counts: JobCount[] = await ctx.jobs.counts()
-  if (counts.length === 0) return ['No background jobs are waiting, running or dead.']
-  const byKind = new Map<string, Record<JobState, number>>()
-  const total: Record<JobState, number> = { waiting: 0, running: 0, dead: 0 }
-  for (const { kind, state, count } of counts) {
-    const row = byKind.get(kind) ?? { waiting: 0, running: 0, dead: 0 }
-    row[state] += count
-    total[state] += count
-    byKind.set(kind, row)
-  }
+  const { kinds, total } = await ctx.jobs.countsByKind()
+  if (kinds.length === 0) return ['No background jobs are waiting, running or dead.']
   const rows: string[][] = [
     ['KIND', ...STATES.map((state) => state.toUpperCase())],
-    ...[...byKind.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([kind, row]) => [kind, ...STATES.map((state) => String(row[state]))]),
+    ...kinds.map(([kind, row]) => [kind, ...STATES.map((state) => String(row[state]))]),
     ['total', ...STATES.map((state) => String(total[state]))],
   ]
   const width = Math.max(...rows.map(([kind = '']) => kind.length))
@@ -102,7 +94,7 @@ async function jobCounts(ctx: AppContext): Promise<string[]> {
 async function deadJobs(ctx: AppContext, limit: number): Promise<string[]> {
   const dead: JobSummary[] = await ctx.jobs.list({ state: 'dead', limit })
   if (dead.length === 0) return ['No dead jobs.']
-  const total = (await ctx.jobs.counts()).filter((count) => count.state === 'dead').reduce((sum, count) => sum + count.count, 0)
+  const { total: { dead: total } } = await ctx.jobs.countsByKind()
   const lines = [total > dead.length ? `${total} dead jobs; the oldest ${dead.length}:` : `${total} dead ${total === 1 ? 'job' : 'jobs'}:`]
   for (const job of dead) {
     lines.push(

@@ -10,6 +10,7 @@ import { fitsIntegerColumn, today } from '../db/values.js'
 import type { CiBuildRow, CiRunnerRow, CiRunnerType, CiStatus, NamespaceRow, ProjectRow } from '../db/schema.js'
 import { MAINTAINER } from '../policies/access-levels.js'
 import { grantedProject } from './access.js'
+import { matchesSearch } from './text-search.js'
 
 /** A runner is online when it asked for a job within the last hour (the original's ONLINE_CONTACT_TIMEOUT). */
 export const RUNNER_ONLINE_WINDOW_MS = 60 * 60 * 1000
@@ -35,6 +36,8 @@ export interface RunnerFilters {
   scopes: readonly RunnerScope[]
   /** Tags every listed runner has. */
   tags: readonly string[]
+  /** The admin area's search: the original's fuzzy search in the description (the token is kept as a digest). */
+  search?: string
 }
 
 function onlineSince(now: number): number {
@@ -95,6 +98,8 @@ export async function findRunnerPage(
   if (set.kind === 'project') query = query.where(projectRunnerCondition(set.project))
   for (const scope of filters.scopes) query = query.where(scopeCondition(scope, now))
   for (const tag of filters.tags) query = query.where(hasTag(db, tag))
+  const search = matchesSearch('ci_runners.description', filters.search ?? '')
+  if (search !== null) query = query.where(search)
   return paginate(db, query.orderBy('ci_runners.id', 'asc'), pagination)
 }
 

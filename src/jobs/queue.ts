@@ -10,7 +10,7 @@ import type { AppContext, ContextScope } from '../context.js'
 import type { Db, Dialect } from '../db/index.js'
 import type { AnyJobKind, JobKind } from './kind.js'
 import { JobRunner, type JobObserver } from './runner.js'
-import type { EnqueueRequest, JobCount, JobListFilter, JobStore, JobSummary } from './store.js'
+import type { EnqueueRequest, JobCount, JobListFilter, JobState, JobStore, JobSummary } from './store.js'
 import { TableJobStore } from './table-store.js'
 
 // What callers (metrics, the admin command) see of jobs, from one place.
@@ -178,6 +178,19 @@ export class JobQueue {
   /** Jobs by kind and state (waiting, running, dead); done jobs are not kept. */
   counts(): Promise<JobCount[]> {
     return this.store.counts()
+  }
+
+  /** The counts as a table: by kind (in name order), each with its number per state, and the totals. */
+  async countsByKind(): Promise<{ kinds: [string, Record<JobState, number>][]; total: Record<JobState, number> }> {
+    const byKind = new Map<string, Record<JobState, number>>()
+    const total: Record<JobState, number> = { waiting: 0, running: 0, dead: 0 }
+    for (const { kind, state, count } of await this.counts()) {
+      const row = byKind.get(kind) ?? { waiting: 0, running: 0, dead: 0 }
+      row[state] += count
+      total[state] += count
+      byKind.set(kind, row)
+    }
+    return { kinds: [...byKind.entries()].sort(([a], [b]) => a.localeCompare(b)), total }
   }
 
   /** How long the oldest job due to run has waited, in milliseconds; null when none is due. */

@@ -308,6 +308,11 @@ function withDefaults(changes: Partial<ApplicationSettings>): ApplicationSetting
   return settings
 }
 
+/** A domain list's items (sign-up allow and deny lists), separated as the original's admin form takes them: commas, whitespace, `;`. */
+export function domainListItems(values: readonly string[]): string[] {
+  return values.flatMap((value) => value.split(/[\s,;]+/)).filter((item) => item !== '')
+}
+
 /**
  * Validates `changes` against the settings they would produce and stores them: 400 with every
  * problem by setting when they are not acceptable.

@@ -7,7 +7,7 @@ import { MAX_INTEGER } from '../../db/values.js'
 import { ApplicationSettingsSchema, presentApplicationSettings } from '../../entities/application-settings.js'
 import { VISIBILITIES, visibilityName, type Visibility } from '../../policies/access-levels.js'
 import {
-  IMPORT_SOURCES, KEY_RESTRICTION_VALUES, getApplicationSettingsRecord, updateApplicationSettings,
+  IMPORT_SOURCES, KEY_RESTRICTION_VALUES, domainListItems, getApplicationSettingsRecord, updateApplicationSettings,
   type ApplicationSettings, type BranchProtection, type ImportSource,
 } from '../../services/settings.js'
 import { invalidParam } from '../../common/errors.js'
@@ -125,11 +125,6 @@ function listItems(values: readonly string[]): string[] {
   return values.flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '')
 }
 
-/** Domain lists also take the separators the original's admin form does: whitespace and `;`. */
-function domainItems(values: readonly string[]): string[] {
-  return values.flatMap((value) => value.split(/[\s,;]+/)).filter((item) => item !== '')
-}
-
 function visibilityOf(item: string): Visibility | null {
   if ((VISIBILITIES as readonly string[]).includes(item)) return item as Visibility
   return /^(0|10|20)$/.test(item) ? visibilityName(Number(item)) : null
@@ -154,8 +149,8 @@ function settingChanges(params: UpdateSettingsParams): Partial<ApplicationSettin
     changes.restricted_visibility_levels = [...new Set(levels as Visibility[])]
   }
   if (disabledSignInSources !== undefined) changes.disabled_oauth_sign_in_sources = listItems(disabledSignInSources)
-  if (blacklist !== undefined) changes.domain_blacklist = domainItems(blacklist)
-  if (whitelist !== undefined) changes.domain_whitelist = domainItems(whitelist)
+  if (blacklist !== undefined) changes.domain_blacklist = domainListItems(blacklist)
+  if (whitelist !== undefined) changes.domain_whitelist = domainListItems(whitelist)
   if (storages !== undefined) changes.repository_storages = listItems(storages)
   return changes
 }

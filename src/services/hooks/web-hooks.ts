@@ -80,9 +80,13 @@ export async function updateProjectHook(ctx: AppContext, hook: WebHookRow, input
 }
 
 /** System hooks answer 400 with field errors, as the original's render_validation_error!. */
-export async function createSystemHook(ctx: AppContext, input: HookInput<SystemHookEvent>): Promise<WebHookRow> {
-  const problem = await checkOutboundUrl(ctx, input.url, { allowLocal: true })
+async function checkSystemHookUrl(ctx: AppContext, url: string): Promise<void> {
+  const problem = await checkOutboundUrl(ctx, url, { allowLocal: true })
   if (problem !== null) throw validationFailed({ url: [`is blocked: ${problem}`] })
+}
+
+export async function createSystemHook(ctx: AppContext, input: HookInput<SystemHookEvent>): Promise<WebHookRow> {
+  await checkSystemHookUrl(ctx, input.url)
   const now = Date.now()
   return ctx.db.insertInto('web_hooks').values({
     project_id: null,
@@ -93,6 +97,13 @@ export async function createSystemHook(ctx: AppContext, input: HookInput<SystemH
     created_at: now,
     updated_at: now,
   }).returningAll().executeTakeFirstOrThrow()
+}
+
+/** The admin area's edit of a system hook (the API of release 11.5 has none); no token given keeps the one set. */
+export async function updateSystemHook(ctx: AppContext, hook: WebHookRow, input: HookInput<SystemHookEvent>): Promise<WebHookRow> {
+  await checkSystemHookUrl(ctx, input.url)
+  return ctx.db.updateTable('web_hooks').set({ ...hookColumns(ctx, input), failures_in_a_row: 0, backoff_until: null, updated_at: Date.now() })
+    .where('id', '=', hook.id).where('project_id', 'is', null).returningAll().executeTakeFirstOrThrow()
 }
 
 export async function deleteHook(db: Db, hook: WebHookRow): Promise<void> {

@@ -15,6 +15,14 @@ export async function instanceRunnersToken(db: Db): Promise<string> {
   return (await read()).runners_registration_token!
 }
 
+/** A new instance registration token (the admin area's reset): runners registered already keep working. */
+export async function resetInstanceRunnersToken(db: Db): Promise<string> {
+  const token = newRunnerToken().token
+  await db.updateTable('application_settings').set({ runners_registration_token: token })
+    .where('id', '=', db.selectFrom('application_settings').select('id').orderBy('id').limit(1)).execute()
+  return token
+}
+
 /** A group's registration token; null when the namespace is not a group. */
 export async function groupRunnersToken(db: Db, namespaceId: number): Promise<string | null> {
   const read = () => db.selectFrom('namespaces').select(['kind', 'runners_token']).where('id', '=', namespaceId).executeTakeFirst()
