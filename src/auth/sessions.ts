@@ -1,7 +1,10 @@
 // Web sessions: the `_service_session` cookie, the session it names, and the CSRF token tied to it.
 // The cookie holds a random secret and the database its SHA-256 digest, as for tokens. A session
 // expires session_expire_delay minutes after it was last used (the original's session store renews
-// its expiry on every request); the renewal is written at most once a minute.
+// its expiry on every request); the renewal is written at most once a minute. A session an
+// administrator started as another user (impersonation, services/sessions/impersonate.ts) is that
+// user's to every page and to the API, and remembers the administrator: it ends when they are no
+// longer an administrator or are blocked, as the original's authenticate_impersonator! requires.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Db } from '../db/index.js'
 import type { SessionRow, UserRow } from '../db/schema.js'
@@ -20,6 +23,8 @@ const MINUTE_MS = 60 * 1000
 export interface ActiveSession {
   session: SessionRow
   user: UserRow
+  /** The administrator impersonating `user` in this session, or null for the user's own session. */
+  impersonator: UserRow | null
   /** The session's secret, from the cookie: the seed of its CSRF token. */
   secret: string
   /** Set when this use moved the expiry forward, so the cookie's expiry should follow. */
@@ -88,22 +93,27 @@ export function csrfTokenMatches(seed: string, sent: unknown): boolean {
 
 /**
  * The live session a cookie secret names, with its user; null for none. An expired session, or
- * one of a user blocked since, is deleted (a blocked user is signed out, as Devise does).
+ * one of a user blocked since, is deleted (a blocked user is signed out, as Devise does), and so is
+ * an impersonation whose administrator is blocked or no longer an administrator.
  */
 export async function findActiveSession(db: Db, secret: string, settings: ApplicationSettings): Promise<ActiveSession | null> {
   if (secret === '' || secret.includes('\0')) return null
   const session = await db.selectFrom('sessions').selectAll().where('secret_digest', '=', tokenDigest(secret)).executeTakeFirst()
   if (session === undefined) return null
   const now = Date.now()
-  const user = await db.selectFrom('users').selectAll().where('id', '=', session.user_id).executeTakeFirstOrThrow()
-  if (session.expires_at <= now || user.state === 'blocked') {
+  const [user, impersonator] = await Promise.all([
+    db.selectFrom('users').selectAll().where('id', '=', session.user_id).executeTakeFirstOrThrow(),
+    session.impersonator_id === null ? null : db.selectFrom('users').selectAll().where('id', '=', session.impersonator_id).executeTakeFirstOrThrow(),
+  ])
+  const impersonatorLost = impersonator !== null && (impersonator.admin !== 1 || impersonator.state === 'blocked')
+  if (session.expires_at <= now || user.state === 'blocked' || impersonatorLost) {
     await db.deleteFrom('sessions').where('id', '=', session.id).execute()
     return null
   }
-  if (now - session.last_seen_at < RENEWAL_INTERVAL_MS) return { session, user, secret, renewed: false }
+  if (now - session.last_seen_at < RENEWAL_INTERVAL_MS) return { session, user, impersonator, secret, renewed: false }
   const expiresAt = sessionExpiry(now, settings)
   await db.updateTable('sessions').set({ last_seen_at: now, expires_at: expiresAt }).where('id', '=', session.id).execute()
-  return { session: { ...session, last_seen_at: now, expires_at: expiresAt }, user, secret, renewed: true }
+  return { session: { ...session, last_seen_at: now, expires_at: expiresAt }, user, impersonator, secret, renewed: true }
 }
 
 /** Whether a user is kept out until they accept the instance's terms (the original's required_terms_not_accepted?). */

@@ -589,6 +589,8 @@ export interface SessionsTable {
   last_seen_at: number
   /** Slides to last_seen_at + session_expire_delay as the session is used. */
   expires_at: number
+  /** The administrator who started this session as its user (impersonation); null for the user's own. */
+  impersonator_id: Generated<number | null>
 }
 
 /** One count per key in its current window (request throttles, failed sign-ins). */

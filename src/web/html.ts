@@ -63,7 +63,10 @@ export interface PageOptions {
 /** The stylesheets of every page: the layout's, rendered Markdown's and highlighted code's. */
 const STYLESHEETS = ['ingot.css', 'markdown.css', 'highlight.css']
 
-/** The shared layout of every page: its styles come from the stylesheets (no inline style: the CSP forbids it). */
+/**
+ * The shared layout of every page: its styles come from the stylesheets (no inline style: the CSP
+ * forbids it). While an administrator impersonates, visit.ts sendPage puts the banner right after `<body>`.
+ */
 export function page(options: PageOptions, body: SafeHtml): string {
   return html`<!DOCTYPE html>
 <html lang="en">

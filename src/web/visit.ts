@@ -14,7 +14,7 @@ import {
 import { fitsIntegerColumn } from '../db/values.js'
 import { getApplicationSettings, type ApplicationSettings } from '../services/settings.js'
 import { encodingFor } from './assets.js'
-import { escapeHtml, html, type SafeHtml } from './html.js'
+import { csrfField, escapeHtml, html, type SafeHtml } from './html.js'
 import { SIGN_IN_PATH, TERMS_PATH, notFoundPage, rejectedPage } from './pages.js'
 
 /** Web routes are not part of the API: its token authentication leaves them alone. */
@@ -198,7 +198,21 @@ export function redirect(reply: FastifyReply, visit: Visit, location: string): F
     .send(`<html><body>You are being <a href="${escapeHtml(location)}">redirected</a>.</body></html>`)
 }
 
-export function sendPage(reply: FastifyReply, visit: Visit, status: number, markup: string, formTargets: readonly string[] = []): FastifyReply {
+/**
+ * While an administrator impersonates a user, every page says so at its top and offers to stop
+ * (the original's header banner): placed here, where every page passes, right after `<body>`.
+ */
+function withImpersonationBanner(visit: Visit, markup: string): string {
+  const session = visit.session
+  if (session === null || session.impersonator === null) return markup
+  const banner = html`<div class="impersonation-banner" role="status"><form method="post" action="/admin/impersonation">${csrfField(tokenOf(visit))}${methodField('DELETE')}
+You are impersonating <strong>@${session.user.username}</strong> (you are @${session.impersonator.username}). <button type="submit">Stop impersonating</button></form></div>
+`
+  return markup.replace('<body>\n', `<body>\n${banner.markup}`)
+}
+
+export function sendPage(reply: FastifyReply, visit: Visit, status: number, page: string, formTargets: readonly string[] = []): FastifyReply {
+  const markup = withImpersonationBanner(visit, page)
   withCookies(reply, visit).code(status)
     .headers({ ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(formTargets) })
     .type('text/html; charset=utf-8')

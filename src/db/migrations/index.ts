@@ -34,6 +34,7 @@ import * as m0030 from './0030_project_exports.js'
 import * as m0031 from './0031_events_target.js'
 import * as m0032 from './0032_ci_lists_at_scale.js'
 import * as m0033 from './0033_deploy_keys_and_lfs.js'
+import * as m0034 from './0034_session_impersonator.js'
 
 export interface MigrationTools {
   secrets: SecretBox
@@ -73,5 +74,6 @@ export function migrations(tools: MigrationTools): Record<string, Migration> {
     '0031_events_target': m0031,
     '0032_ci_lists_at_scale': m0032,
     '0033_deploy_keys_and_lfs': m0033,
+    '0034_session_impersonator': m0034,
   }
 }

@@ -8,7 +8,7 @@ import type { UserRow } from '../../db/schema.js'
 import { randomBytes } from 'node:crypto'
 import { passwordMatches, tokenDigest } from '../../auth/secrets.js'
 import { sessionExpiry } from '../../auth/sessions.js'
-import { getApplicationSettings } from '../settings.js'
+import { getApplicationSettings, type ApplicationSettings } from '../settings.js'
 import { accountKey, type SignInAttempt } from '../throttles/sign-in-bans.js'
 
 export type SignInResult =
@@ -54,23 +54,39 @@ export async function signIn(ctx: AppContext, form: SignInForm): Promise<SignInR
   return { kind: 'signed_in', user, secret, expiresAt }
 }
 
-/** A new session for the user; their expired sessions are removed on the way. */
-export async function startSession(db: Db, userId: number): Promise<{ secret: string; expiresAt: number }> {
-  const settings = await getApplicationSettings(db)
+export interface NewSession {
+  /** For the cookie; the database keeps its digest. */
+  secret: string
+  expiresAt: number
+}
+
+/**
+ * Inserts a session for the user (an impersonation when `impersonatorId` is given), in the caller's
+ * transaction; their expired sessions are removed on the way.
+ */
+export async function insertSession(trx: Db, settings: ApplicationSettings, userId: number, impersonatorId: number | null = null): Promise<NewSession> {
   const secret = randomBytes(32).toString('base64url')
   const now = Date.now()
   const expiresAt = sessionExpiry(now, settings)
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('sessions').where('user_id', '=', userId).where('expires_at', '<=', now).execute()
-    await trx.insertInto('sessions').values({
-      user_id: userId, secret_digest: tokenDigest(secret), created_at: now, last_seen_at: now, expires_at: expiresAt,
-    }).execute()
+  await trx.deleteFrom('sessions').where('user_id', '=', userId).where('expires_at', '<=', now).execute()
+  await trx.insertInto('sessions').values({
+    user_id: userId, secret_digest: tokenDigest(secret), created_at: now, last_seen_at: now, expires_at: expiresAt, impersonator_id: impersonatorId,
+  }).execute()
+  return { secret, expiresAt }
+}
+
+/** A new session for the user, who signed in: the sign-in times are recorded. */
+export async function startSession(db: Db, userId: number): Promise<NewSession> {
+  const settings = await getApplicationSettings(db)
+  const now = Date.now()
+  return db.transaction().execute(async (trx) => {
+    const started = await insertSession(trx, settings, userId)
     const previous = await trx.selectFrom('users').select('current_sign_in_at').where('id', '=', userId).executeTakeFirstOrThrow()
     await trx.updateTable('users')
       .set({ last_sign_in_at: previous.current_sign_in_at ?? now, current_sign_in_at: now })
       .where('id', '=', userId).execute()
+    return started
   })
-  return { secret, expiresAt }
 }
 
 export async function endSession(db: Db, secret: string): Promise<void> {
