@@ -1,4 +1,4 @@
-// A project's settings page (web/projects/settings.ts) and the admin area (web/admin.ts): who may
+// A project's settings page (web/projects/settings.ts) and the admin area (web/admin/): who may
 // open them (a Developer, and anyone but an administrator, gets the 404 page), the forms' effects
 // checked through the API, the services' refusals shown, CSRF, and deletion only after typing the
 // project's path.
@@ -96,9 +96,9 @@ describe('Web project settings and admin area', () => {
     assert.ok(list.text.includes('New &lt;Person&gt;'))
     const taken = await admin.post('/admin/users', { authenticity_token: token, 'user[name]': 'Again', 'user[username]': 'newperson', 'user[email]': 'other@example.com' })
     assert.equal(taken.status, 422)
-    await admin.post(`/admin/users/${row.id}/block`, { authenticity_token: token })
+    await admin.post(`/admin/users/${row.username}/block`, { authenticity_token: token })
     assert.equal((await t.ctx.db.selectFrom('users').select('state').where('id', '=', row.id).executeTakeFirstOrThrow()).state, 'blocked')
-    await admin.post(`/admin/users/${row.id}/unblock`, { authenticity_token: token })
+    await admin.post(`/admin/users/${row.username}/unblock`, { authenticity_token: token })
     assert.equal((await t.ctx.db.selectFrom('users').select('state').where('id', '=', row.id).executeTakeFirstOrThrow()).state, 'active')
 
     const settings = await admin.get('/admin/application_settings')
