@@ -1,5 +1,5 @@
 // An accessibility scan of the main pages (code, issues, merge requests, CI, wiki, dashboard,
-// explore, groups, users, profile) with axe-core in real headless Chromium, in the light and
+// explore, groups, users, profile, admin area) with axe-core in real headless Chromium, in the light and
 // the dark colour scheme: no serious or critical WCAG 2.1 A/AA violation (contrast, names of links,
 // buttons and fields, landmarks, headings, language). Each page is loaded as a signed-in
 // administrator sees it (the most links and forms), the sign-in page as an anonymous visitor does.
@@ -67,6 +67,7 @@ describe('Accessibility of the main pages (axe-core in Chromium)', () => {
       `${base}/wikis/home`, `${base}/edit/master/src/main.ts`,
       '/', '/dashboard/issues', '/explore/projects', '/groups/team', '/root',
       '/help', '/profile/personal_access_tokens', '/profile/keys',
+      '/admin/users/root', '/admin/users/root/edit', '/admin/runners', '/admin/background_jobs', '/admin/hooks', '/admin/application_settings',
     ]
   })
   after(async () => {
