@@ -20,6 +20,8 @@ const impersonationPages: FastifyPluginAsync = async (app) => {
     } catch (err) {
       return adminUserPage(req, reply, visit, user, refusalOf(err).join(' '))
     }
+    // As the original's AppLogger line: who acts as whom is on record.
+    req.log.info({ impersonator: visit.session.user.username, user: user.username }, 'impersonation started')
     signedIn(visit, session.secret, session.expiresAt)
     return redirect(reply, visit, '/')
   }))
@@ -33,6 +35,7 @@ const impersonationPages: FastifyPluginAsync = async (app) => {
     const impersonated = visit.session.user
     const session = formMethod(req) === 'DELETE' ? await stopImpersonation(req.ingot.db, visit.session) : null
     if (session === null) return sendNotFound(reply, visit)
+    req.log.info({ impersonator: visit.session.impersonator?.username, user: impersonated.username }, 'impersonation stopped')
     signedIn(visit, session.secret, session.expiresAt)
     return redirect(reply, visit, adminUserPath(impersonated))
   })
