@@ -1,14 +1,15 @@
 // Members of a project or group (spec: Members), memberships in force only (expired ones grant
 // nothing and are not listed):
 //   direct     the source's own memberships (GET …/members, …/members/:user_id)
-//   inherited  one row per membership of every source the access comes from (GET …/members/all):
+//   inherited  one row per membership of every source the access comes from, with that source
+//              (GET …/members/all, the web's members pages):
 //              a group and its ancestors; a project, its group and that group's ancestors, and the
 //              groups it is shared with and their ancestors, capped at the share's group_access.
 // `query` is the original's word search (text-search.ts) in the name or the username. Pages are
 // ordered by membership id.
 import { sql, type Expression, type SqlBool } from 'kysely'
 import type { Db } from '../db/index.js'
-import type { MemberRow, UserRow } from '../db/schema.js'
+import type { MemberRow, MemberSource, UserRow } from '../db/schema.js'
 import { fitsIntegerColumn, today } from '../db/values.js'
 import type { MemberView } from '../entities/member.js'
 import { OWNER } from '../policies/access-levels.js'
@@ -81,7 +82,8 @@ export function findAllMembers(db: Db, source: MemberSourceRef, filters: MemberF
   return membersOf(db, filters)
     .innerJoin(inheritedSources(source), (join) => join.onRef('s.source_type', '=', 'm.source_type').onRef('s.source_id', '=', 'm.source_id'))
     .select(sql<number>`case when s.cap < m.access_level then s.cap else m.access_level end`.as('member_access_level'))
-    .$castTo<MemberListRow>()
+    .select(['m.source_type as member_source_type', 'm.source_id as member_source_id'])
+    .$castTo<MemberListRow & { member_source_type: MemberSource; member_source_id: number }>()
 }
 
 /** The user's direct membership in force, if any. */
@@ -89,6 +91,15 @@ export async function findDirectMember(db: Db, source: MemberSourceRef, userId: 
   if (!fitsIntegerColumn(userId)) return undefined
   return db.selectFrom('members as m').selectAll('m')
     .where('m.source_type', '=', source.type).where('m.source_id', '=', source.id).where('m.user_id', '=', userId)
+    .where(activeMembership('m'))
+    .executeTakeFirst()
+}
+
+/** The direct membership in force with this id (a web form's `…_members/:id`), if the source has it. */
+export async function findDirectMemberById(db: Db, source: MemberSourceRef, memberId: number): Promise<MemberRow | undefined> {
+  if (!fitsIntegerColumn(memberId)) return undefined
+  return db.selectFrom('members as m').selectAll('m')
+    .where('m.source_type', '=', source.type).where('m.source_id', '=', source.id).where('m.id', '=', memberId)
     .where(activeMembership('m'))
     .executeTakeFirst()
 }

@@ -18,3 +18,12 @@ export function canOnGroup(actor: Actor | null, accessLevel: number, ability: Gr
     case 'create_subgroup': return accessLevel >= OWNER
   }
 }
+
+/**
+ * Whether the caller may create a group: under a parent, where they may create subgroups (given
+ * their access level there); at the top level, when their account may create groups.
+ */
+export function canCreateGroup(actor: Actor | null, parentAccessLevel: number | null): boolean {
+  if (actor === null) return false
+  return parentAccessLevel === null ? actor.user.can_create_group === 1 : canOnGroup(actor, parentAccessLevel, 'create_subgroup')
+}

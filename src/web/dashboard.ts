@@ -11,6 +11,7 @@ import { findIssuePage, issuesByIds, loadIssueViews } from '../finders/issues-fi
 import { listMergeRequests } from '../finders/merge-requests-finder.js'
 import { findUserByUsername } from '../finders/users-finder.js'
 import type { ProjectFilters } from '../finders/projects-finder.js'
+import { canCreateGroup } from '../policies/group-policy.js'
 import { csrfField, html, page, type SafeHtml } from './html.js'
 import { eventList, eventPage, groupList, groupPage, pageNumber, projectList, projectPage, LIST_PER_PAGE } from './listings.js'
 import { SIGN_IN_PATH, TERMS_PATH, webUrl } from './pages.js'
@@ -69,7 +70,7 @@ async function groupsPage(req: FastifyRequest, reply: FastifyReply, visit: Visit
     orderBy: 'name', sort: 'asc', allAvailable: !options.mine, ...(search === '' ? {} : { search }),
   }, number)
   return sendPage(reply, visit, 200, page({ title: options.title, user: visit.session?.user ?? null, wide: true }, html`
-<h1>${options.title}</h1>
+<div class="list-header"><h1>${options.title}</h1>${canCreateGroup(req.actor, null) ? html`<a class="button" href="/groups/new">New group</a>` : ''}</div>
 ${options.tabs}
 ${searchForm(options.path, search, 'Filter by name')}
 ${groupList(found.items, options.mine ? 'You are not a member of any group.' : 'No groups.')}

@@ -11,7 +11,7 @@ import { ProjectWithAccess, presentProjectWithAccess } from '../../entities/proj
 import { findGroups, loadGroupDetailView, loadGroupView, loadGroupViews, type GroupFilters, type GroupOrder } from '../../finders/groups-finder.js'
 import { loadProjectView } from '../../finders/project-views.js'
 import { GROUP_ACCESS_LEVELS, VISIBILITIES } from '../../policies/access-levels.js'
-import { canOnGroup } from '../../policies/group-policy.js'
+import { canCreateGroup, canOnGroup } from '../../policies/group-policy.js'
 import { createGroup } from '../../services/groups/create-group.js'
 import { updateGroup } from '../../services/groups/update-group.js'
 import { deleteGroup } from '../../services/groups/delete-group.js'
@@ -129,10 +129,10 @@ const groups: FastifyPluginAsyncTypebox = async (app) => {
     let parent: NamespaceRow | null = null
     if (parentId !== undefined && parentId !== null) {
       const loaded = await loadGroup(req, String(parentId))
-      authorize(canOnGroup(actor, loaded.accessLevel, 'create_subgroup'))
+      authorize(canCreateGroup(actor, loaded.accessLevel))
       parent = loaded.group
     } else {
-      authorize(actor.user.can_create_group === 1)
+      authorize(canCreateGroup(actor, null))
     }
     const group = await createGroup(req.ingot, actor, { ...input, parent })
     reply.code(201)

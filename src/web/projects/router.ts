@@ -31,7 +31,8 @@ import { environmentsPage, jobForms, jobsPage, pipelineForms, pipelinesPage } fr
 import wikisPage, { wikiForms } from './wikis.js'
 import { branchForms, branchesPage, tagForms, tagsPage } from './refs.js'
 import { boardsListPage, labelsListPage, milestonesPage } from './planning.js'
-import { activityPage, membersPage } from './people.js'
+import { activityPage } from './people.js'
+import { projectMemberForms, projectMembersPage } from '../members.js'
 import { forkForm, toggleStarForm } from './star-fork.js'
 import { settingsEditPage, settingsForm } from './settings.js'
 import { snippetsPage } from './snippets.js'
@@ -65,7 +66,7 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   labels: labelsListPage,
   boards: boardsListPage,
   activity: activityPage,
-  project_members: membersPage,
+  project_members: projectMembersPage,
   snippets: snippetsPage,
   environments: environmentsPage,
 }
@@ -83,6 +84,7 @@ const FORMS: Readonly<Record<string, ProjectPage>> = {
   tags: tagForms,
   toggle_star: toggleStarForm,
   forks: forkForm,
+  project_members: projectMemberForms,
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */

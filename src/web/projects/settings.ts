@@ -21,7 +21,8 @@ const FEATURES = [
   ['only_allow_merge_if_all_discussions_are_resolved', 'Only allow merge requests to be merged if all discussions are resolved'],
 ] as const
 
-const VISIBILITIES: readonly { value: Visibility; level: number; label: string }[] = [
+/** The visibility choices of a settings form (a project's, a group's). */
+export const VISIBILITY_CHOICES: readonly { value: Visibility; level: number; label: string }[] = [
   { value: 'private', level: 0, label: 'Private: members only' }, { value: 'internal', level: 10, label: 'Internal: any signed-in user' },
   { value: 'public', level: 20, label: 'Public: everyone' },
 ]
@@ -41,7 +42,7 @@ ${errorExplanation(errors)}
 <form class="issuable-form" method="post" action="${action}">${csrfField(token)}<input type="hidden" name="_method" value="put">
 <label for="project_name">Project name${owns ? '' : ' (Owners rename)'}</label><input type="text" id="project_name" name="project[name]" value="${project.name}"${owns ? '' : html` readonly`}>
 <label for="project_description">Description</label><textarea id="project_description" name="project[description]" rows="3">${project.description ?? ''}</textarea>
-<fieldset><legend>Visibility${owns ? '' : ' (Owners change it)'}</legend>${VISIBILITIES.map((v) => html`<label class="checkbox"><input type="radio" name="project[visibility]" value="${v.value}"${v.level === project.visibility_level ? html` checked` : ''}${owns ? '' : html` disabled`}> ${v.label}</label>`)}</fieldset>
+<fieldset><legend>Visibility${owns ? '' : ' (Owners change it)'}</legend>${VISIBILITY_CHOICES.map((v) => html`<label class="checkbox"><input type="radio" name="project[visibility]" value="${v.value}"${v.level === project.visibility_level ? html` checked` : ''}${owns ? '' : html` disabled`}> ${v.label}</label>`)}</fieldset>
 <label for="project_default_branch">Default branch</label><select id="project_default_branch" name="project[default_branch]">${branches.length === 0 ? html`<option value="">No branches yet</option>` : branches.map((name) => html`<option${name === project.default_branch ? html` selected` : ''}>${name}</option>`)}</select>
 <fieldset><legend>Features and merge checks</legend>${FEATURES.map(([name, label]) => html`<label class="checkbox"><input type="checkbox" name="project[${name}]" value="1"${flag(name) ? html` checked` : ''}> ${label}</label>`)}</fieldset>
 <fieldset><legend>Merge method</legend>${MERGE_METHODS.map(([value, label]) => html`<label class="checkbox"><input type="radio" name="project[merge_method]" value="${value}"${project.merge_method === value ? html` checked` : ''}> ${label}</label>`)}</fieldset>
