@@ -37,6 +37,7 @@ import { settingsEditPage, settingsForm } from './settings.js'
 import { snippetsPage } from './snippets.js'
 import blamePage from './blame.js'
 import { repositorySettingsForms, repositorySettingsPage } from './settings-repository.js'
+import { ciCdSettingsForms, ciCdSettingsPage } from './settings-ci-cd.js'
 
 /** `/edit` is the project's settings; `/edit/<branch>/<path>` edits a file, as in the original. */
 const editPage: ProjectPage = (request) => (request.rest.length === 0 ? settingsEditPage(request) : editFilePage(request))
@@ -45,6 +46,7 @@ const editForm: ProjectPage = (request) => (request.rest.length === 0 ? settings
 /** `/-/settings/<section>/…`: the settings pages after the general one (`/edit`), by section, with their forms. */
 const SETTINGS_SECTIONS: Readonly<Record<string, { page: ProjectPage; forms: ProjectPage }>> = {
   repository: { page: repositorySettingsPage, forms: repositorySettingsForms },
+  ci_cd: { page: ciCdSettingsPage, forms: ciCdSettingsForms },
 }
 
 /** The page (or the forms' handler) of the section the next segment names, given the segments after it. */
