@@ -109,12 +109,12 @@ async function runnersSection(request: ProjectPageRequest): Promise<SafeHtml> {
 <p>Register a runner for this project with this URL and registration token:</p>
 <p class="mono">${req.ingot.config.externalUrl.replace(/\/+$/, '')}/</p>
 <p><code class="mono">${project.runners_token}</code></p>
-${postButton(request, `${baseUrl(request)}/reset_registration_token`, 'Reset the registration token', 'Reset the runners registration token')}
+${postButton(request, `${baseUrl(request)}/reset_registration_token`, 'Reset the registration token', 'Reset the registration token of runners')}
 <h3>Runners enabled on this project</h3>
 ${list(own.items, 'No runners are enabled on this project.', (runner) => html`${postButton(request, `${base}/${runner.id}/${runner.active === 1 ? 'pause' : 'resume'}`, runner.active === 1 ? 'Pause' : 'Resume', `${runner.active === 1 ? 'Pause' : 'Resume'} ${name(runner)}`)}
-${postButton(request, `${base}/${runner.id}/disable`, 'Disable for this project', `Disable ${name(runner)} for this project`)}`)}
+${postButton(request, `${base}/${runner.id}/disable`, 'Disable for this project', `Disable for this project: ${name(runner)}`)}`)}
 <h3>Your runners you may enable</h3>
-${list(available.items, 'None of your other runners can be enabled here.', (runner) => postButton(request, `${base}/${runner.id}/enable`, 'Enable for this project', `Enable ${name(runner)} for this project`))}
+${list(available.items, 'None of your other runners can be enabled here.', (runner) => postButton(request, `${base}/${runner.id}/enable`, 'Enable for this project', `Enable for this project: ${name(runner)}`))}
 <h3>Group runners</h3>
 ${list(group.items, "This project's groups have no runners.")}
 <h3>Shared runners${project.shared_runners_enabled === 1 ? '' : ' (disabled for this project)'}</h3>
