@@ -80,10 +80,9 @@ async function loadRunner(req: FastifyRequest, id: number): Promise<CiRunnerRow>
   return runner
 }
 
-/** 403 unless the caller is an admin or the runner is one of theirs. */
-async function authorizeOwnRunner(req: FastifyRequest, runner: CiRunnerRow): Promise<void> {
-  if (isAdmin(req)) return
-  await authorizeRunnerOwner(req.ingot.db, requireActor(req), runner)
+/** 401 for anonymous callers, 403 unless the caller is an admin or the runner is one of theirs. */
+function authorizeOwnRunner(req: FastifyRequest, runner: CiRunnerRow): Promise<void> {
+  return authorizeRunnerOwner(req.ingot.db, requireActor(req), runner)
 }
 
 async function presentDetails(req: FastifyRequest, runner: CiRunnerRow) {
