@@ -27,8 +27,8 @@ export interface UpdateProjectInput extends ProjectSettingsInput {
   build_timeout?: number
 }
 
-/** The original's bounds of a project's job timeout: 10 minutes to a month (exclusive), in seconds. */
-const BUILD_TIMEOUT_RANGE = { min: 10 * 60, below: 30 * 24 * 60 * 60 }
+/** The original's bounds of a project's job timeout: 10 minutes to a month (exclusive; ActiveSupport's 1.month), in seconds. */
+const BUILD_TIMEOUT_RANGE = { min: 10 * 60, below: 2_629_746 }
 
 function buildTimeoutErrors(seconds: number | undefined): string[] {
   if (seconds === undefined) return []
