@@ -6,10 +6,10 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
+import { makeGroup, makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import type { ProjectRow } from '../../src/db/schema.js'
 import { DEVELOPER, MAINTAINER } from '../../src/policies/access-levels.js'
-import { instanceRunnersToken } from '../../src/services/ci/runners/registration-tokens.js'
+import { groupRunnersToken, instanceRunnersToken } from '../../src/services/ci/runners/registration-tokens.js'
 import { Browser, signedInBrowser, type PageResponse } from './browser.js'
 
 describe('Web CI/CD settings page', () => {
@@ -138,6 +138,16 @@ describe('Web CI/CD settings page', () => {
     assert.equal((await t.api('GET', `/runners/${own}`, { token: owner.token })).body.active, true)
     assert.equal((await post(browser, `/runners/${shared}/pause`, {})).status, 404, 'only runners of the project')
     assert.equal((await post(browser, '/runners/999999/enable', {})).status, 404)
+
+    const group = await makeGroup(t, {}, maintainer)
+    const grouped = await makeProject(t, maintainer, { namespace: group })
+    const groupRunner = await register((await groupRunnersToken(t.ctx.db, group.id))!, { description: 'Group <one>' })
+    const groupedPage = `/${group.full_path}/${grouped.path}/-/settings/ci_cd`
+    const listed = await browser.get(groupedPage)
+    assert.ok(listed.text.includes('Group &lt;one&gt;') && !listed.text.includes(`/runners/${groupRunner}/enable`))
+    const refused = await browser.post(`${groupedPage}/runners/${groupRunner}/enable`, { authenticity_token: await browser.csrfTokenFrom(groupedPage) })
+    assert.equal(refused.status, 422)
+    assert.ok(refused.text.includes('Runner is a group runner'))
   })
 
   it('resets the registration token: the old one registers no more', async () => {
