@@ -1,6 +1,6 @@
 // Deploy keys as their API reads them: every key of the instance, a project's keys with their
 // links (in the order they were enabled), one of them, and the keys a user may enable on the
-// projects they maintain.
+// projects they maintain (one by id or fingerprint, or those a project lacks).
 import type { Db } from '../db/index.js'
 import type { DeployKeyRow } from '../db/schema.js'
 import { fitsIntegerColumn } from '../db/values.js'
@@ -51,6 +51,17 @@ export async function findProjectDeployKeyByFingerprint(db: Db, projectId: numbe
   return row === undefined ? null : toProjectDeployKey(row)
 }
 
+/** The keys a user may enable: public ones, and those enabled on a project they maintain. */
+async function enableableKeys(db: Db, userId: number) {
+  const maintained = await grantedProject(db, userId, 'l.project_id', MAINTAINER)
+  return db.selectFrom('deploy_keys').selectAll()
+    .where((eb) => eb.or([
+      eb('public', '=', 1),
+      eb.exists(eb.selectFrom('deploy_keys_projects as l').select('l.id')
+        .whereRef('l.deploy_key_id', '=', 'deploy_keys.id').where(maintained)),
+    ]))
+}
+
 /**
  * A deploy key the user may enable on a project of theirs, found by id or fingerprint: a public
  * key, or one enabled on a project they maintain. (11.5 also offers the keys of projects where the
@@ -60,14 +71,16 @@ export async function findEnableableDeployKey(
   db: Db, userId: number, by: { id: number } | { fingerprint: string },
 ): Promise<DeployKeyRow | null> {
   if ('id' in by && !fitsIntegerColumn(by.id)) return null
-  const maintained = await grantedProject(db, userId, 'l.project_id', MAINTAINER)
-  const key = await db.selectFrom('deploy_keys').selectAll()
+  const key = await (await enableableKeys(db, userId))
     .$call((q) => ('id' in by ? q.where('id', '=', by.id) : q.where('fingerprint', '=', by.fingerprint)))
-    .where((eb) => eb.or([
-      eb('public', '=', 1),
-      eb.exists(eb.selectFrom('deploy_keys_projects as l').select('l.id')
-        .whereRef('l.deploy_key_id', '=', 'deploy_keys.id').where(maintained)),
-    ]))
     .executeTakeFirst()
   return key ?? null
+}
+
+/** The keys the user may enable on the project that it does not hold yet, newest first (the settings page offers them). */
+export async function listEnableableDeployKeys(db: Db, userId: number, projectId: number, pagination: PaginationQuery): Promise<Page<DeployKeyRow>> {
+  const query = (await enableableKeys(db, userId))
+    .where('id', 'not in', db.selectFrom('deploy_keys_projects').select('deploy_key_id').where('project_id', '=', projectId))
+    .orderBy('id', 'desc')
+  return paginate(db, query, pagination)
 }

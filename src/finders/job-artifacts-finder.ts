@@ -1,6 +1,8 @@
-// Reads of CI artifacts: a page of jobs' artifacts in one query, a job's file of one type, and the
+// Reads of CI artifacts: a page of jobs' artifacts in one query, a job's file of one type, the
 // job of a name whose archive `…/jobs/artifacts/:ref_name/download` gives (the original's
-// latest_successful_builds_for: the newest successful pipeline of the ref, its job of that name).
+// latest_successful_builds_for: the newest successful pipeline of the ref, its job of that name),
+// and a directory of an archive from its stored central directory (the web's artifacts browser).
+import { sql } from 'kysely'
 import type { Db } from '../db/index.js'
 import type { CiArtifactFileType, CiJobArtifactRow } from '../db/schema.js'
 
@@ -34,4 +36,33 @@ export async function latestSuccessfulArchive(db: Db, projectId: number, ref: st
     .where('ci_builds.kind', '=', 'ci').where('ci_job_artifacts.file_type', '=', 'archive')
     .orderBy('ci_builds.id', 'desc').limit(1).executeTakeFirst()
   return row === undefined ? null : liveArchive([row])
+}
+
+export interface ArtifactDirectory {
+  /** The names of the directories directly in it, sorted. */
+  directories: string[]
+  /** The files directly in it, sorted by name (code units, the same on every database). */
+  files: { name: string; path: string; size: number }[]
+}
+
+/**
+ * What lies directly in `directory` of a zip archive ('' for its top, else a path without a
+ * trailing slash), from its stored central directory; null when no file lies under it (the top
+ * of an archive without files is empty rather than missing).
+ */
+export async function artifactDirectory(db: Db, artifactId: number, directory: string): Promise<ArtifactDirectory | null> {
+  const prefix = directory === '' ? '' : `${directory}/`
+  let query = db.selectFrom('ci_job_artifact_entries').select(['path', 'size']).where('artifact_id', '=', artifactId)
+  if (prefix !== '') query = query.where(sql<string>`substr(path, 1, ${[...prefix].length})`, '=', prefix)
+  const rows = await query.execute()
+  if (rows.length === 0 && prefix !== '') return null
+  const directories = new Set<string>()
+  const files: ArtifactDirectory['files'] = []
+  for (const row of rows) {
+    const name = row.path.slice(prefix.length)
+    const slash = name.indexOf('/')
+    if (slash === -1) files.push({ name, path: row.path, size: row.size })
+    else directories.add(name.slice(0, slash))
+  }
+  return { directories: [...directories].sort(), files: files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) }
 }

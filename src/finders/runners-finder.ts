@@ -30,6 +30,8 @@ export type RunnerSet =
   | { kind: 'all' }
   | { kind: 'owned'; userId: number }
   | { kind: 'project'; project: Pick<ProjectRow, 'id' | 'namespace_id'> }
+  /** The user's runners they may enable on the project (the original's assignable_for): project runners, unlocked, not on it yet. */
+  | { kind: 'assignable'; userId: number; projectId: number }
 
 export interface RunnerFilters {
   /** Scopes every listed runner is in (the `scope`, `type` and `status` parameters). */
@@ -96,6 +98,10 @@ export async function findRunnerPage(
   let query = db.selectFrom('ci_runners').selectAll()
   if (set.kind === 'owned') query = query.where(await ownedRunnerCondition(db, set.userId))
   if (set.kind === 'project') query = query.where(projectRunnerCondition(set.project))
+  if (set.kind === 'assignable') {
+    query = query.where(await ownedRunnerCondition(db, set.userId)).where('runner_type', '=', 'project_type').where('locked', '=', 0)
+      .where('id', 'not in', db.selectFrom('ci_runner_projects').select('runner_id').where('project_id', '=', set.projectId))
+  }
   for (const scope of filters.scopes) query = query.where(scopeCondition(scope, now))
   for (const tag of filters.tags) query = query.where(hasTag(db, tag))
   const search = matchesSearch('ci_runners.description', filters.search ?? '')

@@ -1,16 +1,17 @@
-// An accessibility scan of the main pages (code, issues, merge requests, CI, wiki, members, dashboard,
-// explore, groups and their settings, users, profile, admin area) with axe-core in real headless Chromium, in the light and
+// An accessibility scan of the main pages (code, issues, merge requests, CI and its artifacts, wiki,
+// members, settings, dashboard, explore, groups and their settings, users, profile, admin area) with axe-core in real headless Chromium, in the light and
 // the dark colour scheme: no serious or critical WCAG 2.1 A/AA violation (contrast, names of links,
 // buttons and fields, landmarks, headings, language). Each page is loaded as a signed-in
 // administrator sees it (the most links and forms), the sign-in page as an anonymous visitor does.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Browser, Page } from 'playwright-core'
+import yazl from 'yazl'
 import { makeGroup, makeProject, makeToken } from '../helpers/factories.js'
 import { commitFiles } from '../helpers/git.js'
 import { makeIssue } from '../helpers/issues.js'
 import { makeMergeRequest } from '../helpers/merge-requests.js'
-import { newPipeline, runJob } from '../helpers/running-jobs.js'
+import { MULTIPART_TYPE, multipartBody, newPipeline, rawRequest, runJob } from '../helpers/running-jobs.js'
 import { appendTrace } from '../../src/services/ci/trace.js'
 import { postNote } from '../../src/services/notes/create-note.js'
 import { issueNoteable } from '../../src/services/notes/noteable.js'
@@ -34,6 +35,16 @@ const answer: number = 42
 \`\`\`
 `
 
+function oneFileZip(name: string, text: string): Promise<Buffer> {
+  const zip = new yazl.ZipFile()
+  zip.addBuffer(Buffer.from(text), name)
+  zip.end()
+  const parts: Buffer[] = []
+  return new Promise((resolve, reject) => {
+    zip.outputStream.on('data', (part: Buffer) => parts.push(part)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject)
+  })
+}
+
 describe('Accessibility of the main pages (axe-core in Chromium)', () => {
   let server: ListeningApp
   let browser: Browser
@@ -56,8 +67,15 @@ describe('Accessibility of the main pages (axe-core in Chromium)', () => {
     const rootToken = (await makeToken(server.t, 1)).token
     const snippet = await server.t.api('POST', `/projects/${project.id}/snippets`, { token: rootToken, body: { title: 'A snippet', file_name: 'a.ts', content: 'export const b = 2\n', visibility: 'public' } })
     const environment = await server.t.api('POST', `/projects/${project.id}/environments`, { token: rootToken, body: { name: 'staging', external_url: 'https://staging.example.com' } })
+    await server.t.api('POST', `/projects/${project.id}/variables`, { token: rootToken, body: { key: 'DEPLOY_TOKEN', value: 'secret' } })
+    await server.t.api('POST', `/projects/${project.id}/protected_branches`, { token: rootToken, body: { name: 'release/*' } })
+    assert.equal((await server.t.api('POST', '/runners', { token: null, body: { token: project.runners_token, description: 'A runner' } })).status, 201)
+    const upload = await rawRequest(server.t, 'POST', `/jobs/${job.id}/artifacts?artifact_type=archive&artifact_format=zip`,
+      { 'job-token': job.token, 'content-type': MULTIPART_TYPE }, multipartBody({ name: 'artifacts.zip', data: await oneFileZip('out/report.txt', 'ok\n') }))
+    assert.equal(upload.status, 201, upload.text)
     const base = `/team/${project.path}`
     pages = [
+      `${base}/-/settings/repository`, `${base}/-/settings/ci_cd?reveal=1`, `${base}/-/jobs/${job.id}/artifacts/browse/out`,
       `${base}/snippets`, `${base}/snippets/${snippet.body.id}`, `${base}/environments`, `${base}/environments/${environment.body.id}`,
       `${base}/wikis/home/history`, `${base}/wikis/home/edit`,
       base, `${base}/tree/master/src`, `${base}/blob/master/src/main.ts`, `${base}/blob/master/README.md`, `${base}/commits/master`,

@@ -9,7 +9,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
-import type { Readable } from 'node:stream'
 import type { Db } from '../../db/index.js'
 import type { CiJobArtifactRow } from '../../db/schema.js'
 import { Job } from '../../entities/job.js'
@@ -21,7 +20,7 @@ import { canOnProject } from '../../policies/project-policy.js'
 import { apiError, forbidden, notFound } from '../../common/errors.js'
 import { authorize, loadProjectFor, requireActor } from '../load.js'
 import { IdParams } from '../params.js'
-import { attachmentDisposition } from '../attachment.js'
+import { sendAttachment } from '../attachment.js'
 import { loadJob, presentOne } from './jobs.js'
 
 const JobParams = Type.Composite([IdParams, Type.Object({ job_id: Type.Integer() })])
@@ -32,15 +31,10 @@ async function jobArchive(db: Db, jobId: number): Promise<CiJobArtifactRow | nul
   return liveArchive((await artifactsByJob(db, [jobId])).get(jobId) ?? [])
 }
 
-function sendDownload(reply: FastifyReply, filename: string, type: string, size: number, stream: Readable): FastifyReply {
-  return reply.type(type).header('content-disposition', attachmentDisposition(filename))
-    .header('content-transfer-encoding', 'binary').header('content-length', String(size)).send(stream)
-}
-
 async function sendArchive(reply: FastifyReply, archive: CiJobArtifactRow | null): Promise<FastifyReply> {
   const stream = archive === null ? null : await reply.request.ingot.blobs.get(archive.blob_key)
   if (archive === null || stream === null) throw notFound()
-  return sendDownload(reply, archive.filename, 'application/octet-stream', archive.size, stream)
+  return sendAttachment(reply, archive.filename, 'application/octet-stream', archive.size, stream)
 }
 
 const jobArtifacts: FastifyPluginAsyncTypebox = async (app) => {
@@ -78,7 +72,7 @@ const jobArtifacts: FastifyPluginAsyncTypebox = async (app) => {
     const entry = await openArtifactEntry(req.ingot, archive, path)
     if (entry === null) throw notFound()
     const name = path.split('/').pop()!
-    return sendDownload(reply, name, uploadContentType(name).type, entry.size, entry.stream)
+    return sendAttachment(reply, name, uploadContentType(name).type, entry.size, entry.stream)
   })
 
   app.post('/projects/:id/jobs/:job_id/artifacts/keep', {

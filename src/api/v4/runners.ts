@@ -16,12 +16,14 @@ import { loadJobViews } from '../../finders/jobs-finder.js'
 import { namespacesById, projectsById } from '../../finders/rows.js'
 import {
   RUNNER_JOB_STATUSES, RUNNER_SCOPES, RUNNER_STATUSES, RUNNER_TYPES,
-  findRunner, findRunnerJobPage, findRunnerPage, isOwnedRunner, isRunnerOfProject, loadRunnerAssignments, runnerProjectCount,
+  findRunner, findRunnerJobPage, findRunnerPage, loadRunnerAssignments, runnerProjectCount,
   type RunnerScope, type RunnerSet,
 } from '../../finders/runners-finder.js'
-import { assignRunnerToProject, deleteRunner, unassignRunnerFromProject, updateRunner } from '../../services/ci/runners/manage-runners.js'
+import {
+  authorizeRunnerOwner, deleteRunner, disableRunnerOnProject, enableRunnerOnProject, updateRunner,
+} from '../../services/ci/runners/manage-runners.js'
 import { normalizeTags } from '../../services/ci/runners/runner-attributes.js'
-import { apiError, forbidden, missingOneOf, notFound } from '../../common/errors.js'
+import { apiError, forbidden, missingOneOf } from '../../common/errors.js'
 import { loadProjectFor, requireActor, requireAdmin } from '../load.js'
 import { setPaginationHeaders } from '../pagination.js'
 import { checkUnmodifiedSince } from '../preconditions.js'
@@ -60,7 +62,6 @@ const UPDATE_REQUIRES_ONE_OF = ['description', 'active', 'tag_list', 'run_untagg
 const JobsQuery = Type.Object({ ...Pagination.properties, status: Type.Optional(OneOf(RUNNER_JOB_STATUSES)) })
 
 const recordNotFound = () => apiError(404, '404 Not found')
-const noAccess = () => forbidden('No access granted')
 
 interface ListFilters { scope?: RunnerScope; type?: RunnerScope; status?: RunnerScope; tag_list?: string | string[] }
 
@@ -79,10 +80,9 @@ async function loadRunner(req: FastifyRequest, id: number): Promise<CiRunnerRow>
   return runner
 }
 
-/** 403 unless the caller is an admin or the runner is one of theirs. */
-async function authorizeOwnRunner(req: FastifyRequest, runner: CiRunnerRow): Promise<void> {
-  if (isAdmin(req)) return
-  if (!await isOwnedRunner(req.ingot.db, requireActor(req).user.id, runner.id)) throw noAccess()
+/** 401 for anonymous callers, 403 unless the caller is an admin or the runner is one of theirs. */
+function authorizeOwnRunner(req: FastifyRequest, runner: CiRunnerRow): Promise<void> {
+  return authorizeRunnerOwner(req.ingot.db, requireActor(req), runner)
 }
 
 async function presentDetails(req: FastifyRequest, runner: CiRunnerRow) {
@@ -194,12 +194,7 @@ const runners: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
     const runner = await loadRunner(req, req.body.runner_id)
-    if (runner.runner_type === 'group_type') throw forbidden('Runner is a group runner')
-    if (!isAdmin(req)) {
-      if (runner.locked === 1) throw forbidden('Runner is locked')
-      await authorizeOwnRunner(req, runner)
-    }
-    const assigned = await assignRunnerToProject(req.ingot.db, runner, project.id)
+    const assigned = await enableRunnerOnProject(req.ingot.db, requireActor(req), runner, project.id)
     reply.code(201)
     return presentRunner(assigned)
   })
@@ -208,12 +203,7 @@ const runners: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: ProjectRunnerParams },
   }, async (req, reply) => {
     const { project } = await loadProjectFor(req, req.params.id, 'admin_project')
-    const { db } = req.ingot
-    if (!await isRunnerOfProject(db, req.params.runner_id, project.id)) throw notFound('Runner')
-    if (await runnerProjectCount(db, req.params.runner_id) === 1) {
-      throw forbidden('Only one project associated with the runner. Please remove the runner instead')
-    }
-    await unassignRunnerFromProject(db, req.params.runner_id, project.id)
+    await disableRunnerOnProject(req.ingot.db, req.params.runner_id, project.id)
     return reply.code(204).send()
   })
 }

@@ -23,6 +23,17 @@ import { enqueueStatisticsRefresh, readmePathOf } from './refresh-statistics.js'
 export interface UpdateProjectInput extends ProjectSettingsInput {
   name?: string
   path?: string
+  /** Seconds a job may run; the CI/CD settings page sets it (the 11.5 API does not take it). */
+  build_timeout?: number
+}
+
+/** The original's bounds of a project's job timeout: 10 minutes to a month (exclusive; ActiveSupport's 1.month), in seconds. */
+const BUILD_TIMEOUT_RANGE = { min: 10 * 60, below: 2_629_746 }
+
+function buildTimeoutErrors(seconds: number | undefined): string[] {
+  if (seconds === undefined) return []
+  return Number.isInteger(seconds) && seconds >= BUILD_TIMEOUT_RANGE.min && seconds < BUILD_TIMEOUT_RANGE.below
+    ? [] : ['needs to be between 10 minutes and 1 month']
 }
 
 /** The original's rule for forks: never more open than the project they were forked from. */
@@ -54,6 +65,7 @@ export async function updateProject(
       : [...visibilityErrors(input.visibility, level, namespace, actor, settings, 'project'), ...await forkVisibilityErrors(db, project, level)],
     default_branch: input.default_branch === undefined || isValidRefName(input.default_branch) ? [] : ['is invalid'],
     ci_config_path: ciConfigPathErrors(input.ci_config_path),
+    build_timeout: buildTimeoutErrors(input.build_timeout),
   })
   if (errors !== null) throw validationFailed(errors)
   if (newHead !== null && !await repositories.branchUsableAsHead(project.id, newHead)) {
@@ -73,6 +85,7 @@ export async function updateProject(
     ...(input.merge_method === undefined ? {} : { merge_method: input.merge_method }),
     ...(input.ci_config_path === undefined ? {} : { ci_config_path: input.ci_config_path === '' ? null : input.ci_config_path }),
     ...(input.tag_list === undefined ? {} : { tag_list: JSON.stringify(normalizeTagList(input.tag_list)) }),
+    ...(input.build_timeout === undefined ? {} : { build_timeout: input.build_timeout }),
     updated_at: Date.now(),
   }
   // HEAD moves first, outside any transaction (git never runs while one holds SQLite's write lock),

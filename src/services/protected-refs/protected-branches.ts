@@ -1,5 +1,6 @@
-// The protected branches API (POST/DELETE /projects/:id/protected_branches): a rule for a branch
-// name or `*` wildcard with who may push and merge. A second rule of the same name is 409, a blank
+// The protected branches API (POST/DELETE /projects/:id/protected_branches) and the repository
+// settings page (which also changes a rule's levels): a rule for a branch name or `*` wildcard
+// with who may push and merge. A second rule of the same name is 409, a blank
 // name the original's 422, a name that no branch name could match (or too long) 400.
 import type { Db } from '../../db/index.js'
 import type { ProtectedBranchRow } from '../../db/schema.js'
@@ -43,6 +44,15 @@ export async function createProtectedBranch(db: Db, projectId: number, input: Ne
     if (isUniqueViolation(err)) throw alreadyExists()
     throw err
   })
+}
+
+/** Changes who may push and merge under a rule (the original's ProtectedBranches::UpdateService, of its settings page). */
+export async function updateProtectedBranch(
+  db: Db, rule: ProtectedBranchRow, levels: Pick<NewProtectedBranch, 'pushAccessLevel' | 'mergeAccessLevel'>,
+): Promise<ProtectedBranchRow> {
+  return db.updateTable('protected_branches')
+    .set({ push_access_level: levels.pushAccessLevel, merge_access_level: levels.mergeAccessLevel, updated_at: Date.now() })
+    .where('id', '=', rule.id).returningAll().executeTakeFirstOrThrow()
 }
 
 export async function deleteProtectedBranch(db: Db, rule: ProtectedBranchRow): Promise<void> {

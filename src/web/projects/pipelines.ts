@@ -2,7 +2,8 @@
 // commit and stages as status badges; `?scope=running|branches|tags` as the API's scopes),
 // `/pipelines/:id` (its stages and jobs), and `/-/jobs/:id` (a job and its log,
 // which follows a running job: the page's script polls `/-/jobs/:id/trace.json?offset=N` for
-// what was added, and without scripts the page reloads itself). Forms: POST
+// what was added, and without scripts the page reloads itself; its artifacts below
+// `/-/jobs/:id/artifacts/`, job-artifacts.ts). Forms: POST
 // `/pipelines/:id/retry|cancel` and `/-/jobs/:id/retry|cancel`, for those who may run CI for the
 // pipeline's ref, through the API's CI services. Reading follows the API: Reporters, or anyone who
 // reads the project when its jobs are public. Also `/environments` and their deployments.
@@ -12,7 +13,6 @@ import type { CiBuildRow, CiPipelineRow } from '../../db/schema.js'
 import { currentJobsOfPipelines, findJob } from '../../finders/jobs-finder.js'
 import { findEnvironmentDeploymentPage, latestDeploymentsOf } from '../../finders/deployments-finder.js'
 import { findPipeline, findPipelinePage } from '../../finders/pipelines-finder.js'
-import { artifactsByJob } from '../../finders/job-artifacts-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { canRunCiFor } from '../../services/ci/ref-access.js'
 import { ENDED_STATUSES, openTrace } from '../../services/ci/trace.js'
@@ -21,6 +21,7 @@ import { renderTerminal } from '../ansi.js'
 import { SafeHtml, csrfField, html, page } from '../html.js'
 import { redirect, sendNotFound, sendPage, tokenOf } from '../visit.js'
 import { commitUrl } from './commit.js'
+import { artifactsUrl, jobArchive, jobArtifactsPage } from './job-artifacts.js'
 import { projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
 import { pageLinks, timeOf, userLink } from './issuables.js'
 import { usersById } from '../../finders/rows.js'
@@ -168,8 +169,8 @@ function logChunk(bytes: Buffer, offset: number, complete: boolean): { markup: s
 async function jobPage(request: ProjectPageRequest, job: CiBuildRow, pipeline: CiPipelineRow): Promise<FastifyReply> {
   const { req, reply, visit, loaded } = request
   const complete = (ENDED_STATUSES as readonly string[]).includes(job.status) || job.status === 'skipped' || job.status === 'manual'
-  const [mayRun, trace, artifacts, users] = await Promise.all([
-    mayRunCi(request, pipeline), openTrace(req.ingot, job.id), artifactsByJob(req.ingot.db, [job.id]),
+  const [mayRun, trace, archive, users] = await Promise.all([
+    mayRunCi(request, pipeline), openTrace(req.ingot, job.id), jobArchive(request, job),
     usersById(req.ingot.db, job.user_id === null ? [] : [job.user_id]),
   ])
   const { bytes, length } = await readTrace(trace, 0, LOG_TAIL_BYTES, true)
@@ -179,7 +180,6 @@ async function jobPage(request: ProjectPageRequest, job: CiBuildRow, pipeline: C
   const chunk = logChunk(bytes.subarray(from), start + from, complete)
   const here = jobUrl(request, job.id)
   const api = `/api/v4/projects/${loaded.project.id}/jobs/${job.id}`
-  const archive = (artifacts.get(job.id) ?? []).some((artifact) => artifact.file_type === 'archive')
   const user = job.user_id === null ? undefined : users.get(job.user_id)
   return sendPage(reply, visit, 200, page({
     title: `${job.name} (#${job.id}) · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: mayRun ? tokenOf(visit) : undefined, wide: true,
@@ -189,7 +189,7 @@ async function jobPage(request: ProjectPageRequest, job: CiBuildRow, pipeline: C
 <p><span id="job-status" aria-live="polite">${job.status}</span> · stage ${job.stage} of <a href="${pipelineUrl(request, pipeline.id)}">pipeline #${pipeline.id}</a> on <span class="mono">${pipeline.ref}</span>${user === undefined ? '' : html` · started by ${userLink(user)}`}${job.started_at === null ? '' : html` · ${duration(job.started_at, job.finished_at)}`}</p>
 <div class="actions">
 ${mayRun && complete && job.kind === 'ci' ? actionForm(request, `${here}/retry`, 'Retry') : ''}${mayRun && !complete ? actionForm(request, `${here}/cancel`, 'Cancel') : ''}
-<a class="button" href="${api}/trace">Raw log</a>${archive ? html`<a class="button" href="${api}/artifacts">Download artifacts</a>` : ''}
+<a class="button" href="${api}/trace">Raw log</a>${archive === null ? '' : html`<a class="button" href="${artifactsUrl(request, job, 'download')}">Download artifacts</a><a class="button" href="${artifactsUrl(request, job, 'browse')}">Browse artifacts</a>`}
 </div>
 ${start > 0 ? html`<p class="muted">The log's first ${Math.round(start / 1024)} KB are left out here: the raw log has them.</p>` : ''}
 <pre class="job-log" id="job-log" data-trace-url="${here}/trace.json" data-offset="${chunk.next}" data-complete="${complete ? 'true' : 'false'}">${new SafeHtml(chunk.markup)}</pre>`)))
@@ -237,6 +237,7 @@ export const jobsPage: ProjectPage = async (request) => {
   if (!canOnProject(req.actor, loaded, 'read_build')) return sendNotFound(reply, visit)
   const [first, second, ...more] = rest
   const found = await loadedJob(request, first)
+  if (found !== null && second === 'artifacts') return jobArtifactsPage(request, found.job, more)
   if (found === null || more.length > 0) return sendNotFound(reply, visit)
   if (second === undefined) return jobPage(request, found.job, found.pipeline)
   if (second === 'trace.json') return traceJson(request, found.job)

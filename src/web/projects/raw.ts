@@ -3,6 +3,7 @@
 // download; a sandboxing Content-Security-Policy keeps even an SVG's scripts from running, and
 // app.ts forbids sniffing.
 import type { FastifyReply } from 'fastify'
+import type { Readable } from 'node:stream'
 import { peekStream, looksBinary, streamBlob } from '../../git/blob.js'
 import type { GitRepository } from '../../git/repository.js'
 import { canOnProject } from '../../policies/project-policy.js'
@@ -21,7 +22,8 @@ export function imageTypeOf(path: string): string | null {
   return dot === -1 ? null : IMAGE_TYPES[path.slice(dot + 1).toLowerCase()] ?? null
 }
 
-const RAW_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
+/** The policy of every file sent as it is (here and as a job's artifact): nothing runs, nothing loads, sandboxed. */
+export const RAW_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
 
 /** `filename*` of Content-Disposition (RFC 6266): the name percent-encoded, so no quote or line break can break out. */
 function dispositionOf(kind: 'inline' | 'attachment', path: string): string {
@@ -30,14 +32,19 @@ function dispositionOf(kind: 'inline' | 'attachment', path: string): string {
 }
 
 /** A blob's exact bytes as the raw page sends them: text as text, images to be shown, the rest as a download; sandboxed. */
-export async function sendRawFile(reply: FastifyReply, repo: GitRepository, blob: { oid: string; size: number }, path: string): Promise<FastifyReply> {
-  const { first, stream } = await peekStream(streamBlob(repo, blob.oid))
+export function sendRawFile(reply: FastifyReply, repo: GitRepository, blob: { oid: string; size: number }, path: string): Promise<FastifyReply> {
+  return sendRawBytes(reply, streamBlob(repo, blob.oid), blob.size, path)
+}
+
+/** A file's `size` bytes as the raw page sends them (a blob's, or a job artifact's): see sendRawFile. */
+export async function sendRawBytes(reply: FastifyReply, source: Readable, size: number, path: string): Promise<FastifyReply> {
+  const { first, stream } = await peekStream(source)
   const image = imageTypeOf(path)
   const binary = looksBinary(first)
   const type = image ?? (binary ? 'application/octet-stream' : 'text/plain; charset=utf-8')
   return reply.code(200).headers({
     'content-type': type,
-    'content-length': String(blob.size),
+    'content-length': String(size),
     'content-disposition': dispositionOf(image === null && binary ? 'attachment' : 'inline', path),
     'content-security-policy': RAW_CSP,
     'cache-control': 'private, no-cache',

@@ -37,10 +37,27 @@ import { forkForm, toggleStarForm } from './star-fork.js'
 import { settingsEditPage, settingsForm } from './settings.js'
 import { snippetsPage } from './snippets.js'
 import blamePage from './blame.js'
+import { repositorySettingsForms, repositorySettingsPage } from './settings-repository.js'
+import { ciCdSettingsForms, ciCdSettingsPage } from './settings-ci-cd.js'
 
 /** `/edit` is the project's settings; `/edit/<branch>/<path>` edits a file, as in the original. */
 const editPage: ProjectPage = (request) => (request.rest.length === 0 ? settingsEditPage(request) : editFilePage(request))
 const editForm: ProjectPage = (request) => (request.rest.length === 0 ? settingsForm(request) : editFileForm(request))
+
+/** `/-/settings/<section>/…`: the settings pages after the general one (`/edit`), by section, with their forms. */
+const SETTINGS_SECTIONS: Readonly<Record<string, { page: ProjectPage; forms: ProjectPage }>> = {
+  repository: { page: repositorySettingsPage, forms: repositorySettingsForms },
+  ci_cd: { page: ciCdSettingsPage, forms: ciCdSettingsForms },
+}
+
+/** The page (or the forms' handler) of the section the next segment names, given the segments after it. */
+function settingsSection(kind: 'page' | 'forms'): ProjectPage {
+  return async (request) => {
+    const [name = '', ...rest] = request.rest
+    const section = Object.hasOwn(SETTINGS_SECTIONS, name) ? SETTINGS_SECTIONS[name] : undefined
+    return section === undefined ? sendNotFound(request.reply, request.visit) : section[kind]({ ...request, rest })
+  }
+}
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -69,6 +86,7 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   project_members: projectMembersPage,
   snippets: snippetsPage,
   environments: environmentsPage,
+  settings: settingsSection('page'),
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
@@ -85,6 +103,7 @@ const FORMS: Readonly<Record<string, ProjectPage>> = {
   toggle_star: toggleStarForm,
   forks: forkForm,
   project_members: projectMemberForms,
+  settings: settingsSection('forms'),
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */

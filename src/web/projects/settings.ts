@@ -2,7 +2,8 @@
 // description, visibility, default branch, the features, merge method and merge checks, saved
 // through the API's project update service (Owners alone rename and change visibility, as the
 // API's checks say); archive and unarchive, and delete after typing the project's path (Owners).
-// Forms: POST `/edit` with `_method=put` (save), `action=archive|unarchive|delete`.
+// Forms: POST `/edit` with `_method=put` (save), `action=archive|unarchive|delete`. Every settings
+// page (settings-repository.ts, settings-ci-cd.ts) opens with the same sub-navigation, settingsChrome.
 import type { FastifyReply } from 'fastify'
 import { branchTips } from '../../git/branches.js'
 import { canOnProject } from '../../policies/project-policy.js'
@@ -29,8 +30,26 @@ export const VISIBILITY_CHOICES: readonly { value: Visibility; level: number; la
 
 const MERGE_METHODS = [['merge', 'Merge commit'], ['rebase_merge', 'Merge commit with semi-linear history'], ['ff', 'Fast-forward merge']] as const
 
-async function settingsPage(request: ProjectPageRequest, errors: readonly string[] = [], status = 200): Promise<FastifyReply> {
+/** The settings pages by name, with their labels and URLs below the project's: the sub-navigation. */
+const SETTINGS_PAGES = [
+  { name: 'general', label: 'General', path: '/edit' },
+  { name: 'repository', label: 'Repository', path: '/-/settings/repository' },
+  { name: 'ci_cd', label: 'CI/CD', path: '/-/settings/ci_cd' },
+] as const
+
+export type SettingsPageName = typeof SETTINGS_PAGES[number]['name']
+
+/** A settings page: the project's header, the settings' sub-navigation, then the page's own markup. */
+export function settingsChrome(request: ProjectPageRequest, current: SettingsPageName, title: string, body: SafeHtml, status = 200): FastifyReply {
   const { req, reply, visit, loaded } = request
+  const base = projectUrl(loaded)
+  const nav = html`<nav aria-label="Settings"><ul class="actions">${SETTINGS_PAGES.map(({ name, label, path }) => html`<li><a href="${base}${path}"${name === current ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
+${body}`
+  return sendPage(reply, visit, status, page({ title: `${title} · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: tokenOf(visit) }, projectChrome(req.actor, loaded, 'settings', nav)))
+}
+
+async function settingsPage(request: ProjectPageRequest, errors: readonly string[] = [], status = 200): Promise<FastifyReply> {
+  const { req, visit, loaded } = request
   const { project } = loaded
   const branches = (await branchTips(req.ingot.repositories.open(project.id))).map((tip) => tip.name)
   const token = tokenOf(visit)
@@ -53,7 +72,7 @@ ${owns ? html`<section aria-labelledby="advanced-title"><h2 id="advanced-title">
 <form method="post" action="${action}">${csrfField(token)}<input type="hidden" name="action" value="delete">
 <label for="confirm_path">Type <span class="mono">${project.path}</span> to delete the project and everything in it</label><input type="text" id="confirm_path" name="confirm_path" autocomplete="off">
 <button type="submit">Delete the project</button></form></section>` : ''}`
-  return sendPage(reply, visit, status, page({ title: `Settings · ${project.name}`, user: visit.session?.user ?? null, csrfToken: token }, projectChrome(req.actor, loaded, 'settings', body)))
+  return settingsChrome(request, 'general', 'Settings', body, status)
 }
 
 export const settingsEditPage: ProjectPage = async (request) => {

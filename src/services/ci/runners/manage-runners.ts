@@ -1,10 +1,14 @@
-// Changes to runners from their administrators (the runner API of the original 11.5): their
-// settings, enabling a runner on one more project and disabling it there, and removing it. Who may
-// do each is the route's question; these keep the runner's rows consistent.
+// Changes to runners from their administrators (the runner API of the original 11.5, and a
+// project's CI/CD settings page): their settings, enabling a runner on one more project and
+// disabling it there (with the API's rules on which runner and whose), and removing it. Who may
+// change a runner's settings or remove it is the caller's question (authorizeRunnerOwner answers
+// the common case); these keep the runner's rows consistent.
+import type { Actor } from '../../../auth/actor.js'
 import type { Db } from '../../../db/index.js'
 import type { CiRunnerRow } from '../../../db/schema.js'
 import { parseJsonArray } from '../../../db/values.js'
-import { validationFailed } from '../../../common/errors.js'
+import { forbidden, notFound, validationFailed } from '../../../common/errors.js'
+import { isOwnedRunner, isRunnerOfProject, runnerProjectCount } from '../../../finders/runners-finder.js'
 import { checkRunnerSettings } from './runner-attributes.js'
 
 export interface RunnerChanges {
@@ -43,13 +47,24 @@ export async function deleteRunner(db: Db, runnerId: number): Promise<void> {
   await db.deleteFrom('ci_runners').where('id', '=', runnerId).execute()
 }
 
+/** 403 unless the actor may administer the runner: admins any runner, others their own (RunnerPolicy's owned_runner). */
+export async function authorizeRunnerOwner(db: Db, actor: Actor, runner: CiRunnerRow): Promise<void> {
+  if (actor.user.admin === 1) return
+  if (!await isOwnedRunner(db, actor.user.id, runner.id)) throw forbidden('No access granted')
+}
+
 /**
- * Enables the runner on one more project. An instance runner becomes a runner of that project, as
- * the original's assign_to makes it; a group runner cannot be (the route refuses it first). 400 as
- * the original's validation when the runner is already enabled there.
+ * Enables the runner on one more project, for a Maintainer of that project: never a group runner;
+ * a locked runner, or one not theirs, only for admins (403 each). An instance runner becomes a
+ * runner of that project, as the original's assign_to makes it. 400 as the original's validation
+ * when the runner is already enabled there.
  */
-export async function assignRunnerToProject(db: Db, runner: CiRunnerRow, projectId: number): Promise<CiRunnerRow> {
-  if (runner.runner_type === 'group_type') throw new Error('a group runner cannot be assigned to a project')
+export async function enableRunnerOnProject(db: Db, actor: Actor, runner: CiRunnerRow, projectId: number): Promise<CiRunnerRow> {
+  if (runner.runner_type === 'group_type') throw forbidden('Runner is a group runner')
+  if (actor.user.admin !== 1) {
+    if (runner.locked === 1) throw forbidden('Runner is locked')
+    await authorizeRunnerOwner(db, actor, runner)
+  }
   const now = Date.now()
   return db.transaction().execute(async (trx) => {
     const inserted = await trx.insertInto('ci_runner_projects').values({ runner_id: runner.id, project_id: projectId, created_at: now })
@@ -60,8 +75,11 @@ export async function assignRunnerToProject(db: Db, runner: CiRunnerRow, project
   })
 }
 
-/** Disables the runner on the project; false when it was not enabled there. */
-export async function unassignRunnerFromProject(db: Db, runnerId: number, projectId: number): Promise<boolean> {
-  const deleted = await db.deleteFrom('ci_runner_projects').where('runner_id', '=', runnerId).where('project_id', '=', projectId).executeTakeFirst()
-  return Number(deleted.numDeletedRows) > 0
+/** Disables the runner on the project: 404 when it is not enabled there, 403 when that is its only project (remove the runner instead). */
+export async function disableRunnerOnProject(db: Db, runnerId: number, projectId: number): Promise<void> {
+  if (!await isRunnerOfProject(db, runnerId, projectId)) throw notFound('Runner')
+  if (await runnerProjectCount(db, runnerId) === 1) {
+    throw forbidden('Only one project associated with the runner. Please remove the runner instead')
+  }
+  await db.deleteFrom('ci_runner_projects').where('runner_id', '=', runnerId).where('project_id', '=', projectId).execute()
 }

@@ -2,7 +2,7 @@
 // (instance runners; the built-in runner registers with it), a group's (group runners) and a
 // project's (project runners, `projects.runners_token`, made with the project). The instance's
 // and a group's are made when first asked for; the compare-and-swap keeps the first one made when
-// two processes ask at once.
+// two processes ask at once. A project's Maintainers reset its token on its CI/CD settings page.
 import type { Db } from '../../../db/index.js'
 import { newRunnerToken } from './runner-token.js'
 
@@ -39,4 +39,15 @@ export async function groupRunnersTokenByPath(db: Db, fullPath: string): Promise
   const group = await db.selectFrom('namespaces').select('id')
     .where('kind', '=', 'group').where('full_path_lower', '=', fullPath.toLowerCase()).executeTakeFirst()
   return group === undefined ? null : groupRunnersToken(db, group.id)
+}
+
+/**
+ * A new registration token for the project (its CI/CD settings' reset, the original's
+ * reset_registration_token): the old one registers no more runners; runners registered with it
+ * keep their own tokens.
+ */
+export async function resetProjectRunnersToken(db: Db, projectId: number): Promise<string> {
+  const { token } = newRunnerToken()
+  await db.updateTable('projects').set({ runners_token: token, updated_at: Date.now() }).where('id', '=', projectId).execute()
+  return token
 }
