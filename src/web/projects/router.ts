@@ -36,10 +36,23 @@ import { forkForm, toggleStarForm } from './star-fork.js'
 import { settingsEditPage, settingsForm } from './settings.js'
 import { snippetsPage } from './snippets.js'
 import blamePage from './blame.js'
+import { hookForms, hookPages, integrationsSettingsPage, serviceForms, servicePages } from './settings-integrations.js'
 
 /** `/edit` is the project's settings; `/edit/<branch>/<path>` edits a file, as in the original. */
 const editPage: ProjectPage = (request) => (request.rest.length === 0 ? settingsEditPage(request) : editFilePage(request))
 const editForm: ProjectPage = (request) => (request.rest.length === 0 ? settingsForm(request) : editFileForm(request))
+
+/** The pages under `/-/settings/`, by the segment after it. */
+const SETTINGS_PAGES: Readonly<Record<string, ProjectPage>> = {
+  integrations: integrationsSettingsPage,
+}
+
+/** `/-/settings/<name>/…`: the page of SETTINGS_PAGES it names, given the segments after its name. */
+const settingsPage: ProjectPage = async (request) => {
+  const [name = '', ...rest] = request.rest
+  const named = Object.hasOwn(SETTINGS_PAGES, name) ? SETTINGS_PAGES[name] : undefined
+  return named === undefined ? sendNotFound(request.reply, request.visit) : named({ ...request, rest })
+}
 
 /** The pages of a project by the URL segment that names them; '' is the overview. */
 const PAGES: Readonly<Record<string, ProjectPage>> = {
@@ -68,6 +81,9 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   project_members: membersPage,
   snippets: snippetsPage,
   environments: environmentsPage,
+  settings: settingsPage,
+  hooks: hookPages,
+  services: servicePages,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
@@ -83,6 +99,8 @@ const FORMS: Readonly<Record<string, ProjectPage>> = {
   tags: tagForms,
   toggle_star: toggleStarForm,
   forks: forkForm,
+  hooks: hookForms,
+  services: serviceForms,
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */
