@@ -17,7 +17,7 @@ import { csrfField, errorExplanation, html, page, type SafeHtml } from './html.j
 import { LIST_PER_PAGE, groupList, groupPage, pageNumber, projectList, projectPage } from './listings.js'
 import { encodePath } from './projects/context.js'
 import { pageLinks, timeOf } from './projects/issuables.js'
-import { WEB, forSignedIn, formOf, redirect, refusalOf, sendNotFound, sendPage, tokenOf, type SignedInVisit } from './visit.js'
+import { WEB, actorOf, forSignedIn, formOf, redirect, refusalOf, sendNotFound, sendPage, tokenOf, type SignedInVisit } from './visit.js'
 
 const ADMIN_TABS = [
   ['/admin', 'Overview'], ['/admin/users', 'Users'], ['/admin/projects', 'Projects'], ['/admin/groups', 'Groups'],
@@ -36,7 +36,7 @@ type AdminHandler = (req: FastifyRequest, reply: FastifyReply, visit: SignedInVi
 function forAdmin(handler: AdminHandler) {
   return forSignedIn(async (req, reply, visit) => {
     if (visit.session.user.admin !== 1) return sendNotFound(reply, visit)
-    req.actor = { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
+    req.actor = actorOf(visit)
     return handler(req, reply, visit)
   })
 }

@@ -20,7 +20,7 @@ import { LIST_PER_PAGE, eventList, eventPage, groupList, groupPage, pageNumber, 
 import { TERMS_PATH } from './pages.js'
 import { encodePath } from './projects/context.js'
 import { pageLinks, userLink } from './projects/issuables.js'
-import { WEB, redirect, sendNotFound, sendPage, visitOf, type Visit } from './visit.js'
+import { WEB, actorOf, redirect, sendNotFound, sendPage, visitOf, type SignedInVisit, type Visit } from './visit.js'
 
 const ACCESS_LEVELS: Readonly<Record<number, string>> = { 10: 'Guest', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' }
 
@@ -38,7 +38,7 @@ async function visitorOf(req: FastifyRequest, reply: FastifyReply): Promise<Visi
     redirect(reply, visit, TERMS_PATH)
     return null
   }
-  if (visit.session !== null) req.actor = { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
+  if (visit.session !== null) req.actor = actorOf(visit as SignedInVisit)
   return visit
 }
 

@@ -15,7 +15,7 @@ import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
 import { isReservedTopLevel } from '../../services/namespaces/path-rules.js'
 import { loadProject } from '../../api/load.js'
 import { SIGN_IN_PATH, TERMS_PATH, rejectedPage } from '../pages.js'
-import { WEB, csrfVerified, localPath, redirect, rememberReturnTo, sendNotFound, sendPage, visitOf } from '../visit.js'
+import { WEB, actorOf, csrfVerified, localPath, redirect, rememberReturnTo, sendNotFound, sendPage, visitOf, type SignedInVisit } from '../visit.js'
 import { groupPageAt } from '../namespaces.js'
 import type { ProjectPage } from './context.js'
 import overviewPage from './overview.js'
@@ -33,7 +33,7 @@ import { branchForms, branchesPage, tagForms, tagsPage } from './refs.js'
 import { boardsListPage, labelsListPage, milestonesPage } from './planning.js'
 import { activityPage, membersPage } from './people.js'
 import { forkForm, toggleStarForm } from './star-fork.js'
-import { settingsEditPage, settingsForm } from './settings.js'
+import { downloadExportPage, settingsEditPage, settingsForm } from './settings.js'
 import { snippetsPage } from './snippets.js'
 import blamePage from './blame.js'
 import { hookForms, hookPages, integrationsSettingsPage, serviceForms, servicePages } from './settings-integrations.js'
@@ -82,6 +82,7 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   snippets: snippetsPage,
   environments: environmentsPage,
   settings: settingsPage,
+  download_export: downloadExportPage,
   hooks: hookPages,
   services: servicePages,
 }
@@ -157,7 +158,7 @@ const projectRouter: FastifyPluginAsync = async (app) => {
       return redirect(reply, visit, TERMS_PATH)
     }
     // loadProject and the policies read the visitor as the API reads a caller signed in by cookie.
-    if (visit.session !== null) req.actor = { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
+    if (visit.session !== null) req.actor = actorOf(visit as SignedInVisit)
     // The router hands the rest of the path over decoded.
     const segments = (req.params as { '*': string })['*'].split('/').filter((segment, i, all) => segment !== '' || i < all.length - 1)
     for (const target of candidates(segments, req.method === 'POST' ? FORMS : PAGES)) {

@@ -23,6 +23,7 @@ import {
 import { csrfField, errorExplanation, html, page, type SafeHtml } from '../html.js'
 import { pageNumber } from '../listings.js'
 import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf } from '../visit.js'
+import { settingsNav } from './settings.js'
 import { projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
 import { pageLinks, timeOf } from './issuables.js'
 
@@ -112,6 +113,7 @@ async function integrationsPage(request: ProjectPageRequest, values: HookValues 
   const rowOf = new Map(rows.map((row) => [row.kind, row]))
   const kinds = INTEGRATION_KINDS.filter((kind) => !integrationUnavailable(kind, rowOf.get(kind.slug) ?? null))
   return chrome(request, 'Integrations', html`<h1>Integrations</h1>
+${settingsNav(loaded, '/-/settings/integrations')}
 <section aria-labelledby="webhooks-title"><h2 id="webhooks-title">Webhooks</h2>
 <p class="muted">Webhooks send a POST request with the event's data to a URL when something happens in the project.</p>
 <form class="issuable-form" method="post" action="${projectUrl(loaded)}/hooks">${hookFields(request, values, null)}
