@@ -1,8 +1,9 @@
-// An accessibility scan of the main pages (code, issues, merge requests, CI, wiki, dashboard,
-// explore, groups, users, profile) with axe-core in real headless Chromium, in the light and
-// the dark colour scheme: no serious or critical WCAG 2.1 A/AA violation (contrast, names of links,
-// buttons and fields, landmarks, headings, language). Each page is loaded as a signed-in
-// administrator sees it (the most links and forms), the sign-in page as an anonymous visitor does.
+// An accessibility scan of the main pages (code, issues, merge requests, CI, wiki, settings and
+// integrations, new project and import, dashboard, explore, groups, users, profile) with axe-core
+// in real headless Chromium, in the light and the dark colour scheme: no serious or critical WCAG
+// 2.1 A/AA violation (contrast, names of links, buttons and fields, landmarks, headings, language).
+// Each page is loaded as a signed-in administrator sees it (the most links and forms), the sign-in
+// page as an anonymous visitor does.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Browser, Page } from 'playwright-core'
@@ -65,6 +66,7 @@ describe('Accessibility of the main pages (axe-core in Chromium)', () => {
       `${base}/issues`, `${base}/issues/${issue.iid}`, `${base}/issues/new`, `${base}/merge_requests`, `${base}/merge_requests/${mr.iid}`,
       `${base}/merge_requests/${mr.iid}/diffs`, `${base}/pipelines`, `${base}/pipelines/${pipeline.id}`, `${base}/-/jobs/${job.id}`,
       `${base}/wikis/home`, `${base}/edit/master/src/main.ts`,
+      `${base}/edit`, `${base}/-/settings/integrations`, `${base}/-/services/issue-tracker-workflow/edit`, '/projects/new', '/import/gitlab_project/new',
       '/', '/dashboard/issues', '/explore/projects', '/groups/team', '/root',
       '/help', '/profile/personal_access_tokens', '/profile/keys',
     ]

@@ -14,7 +14,7 @@ import { listProjectIntegrations } from '../../finders/integrations-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { INTEGRATION_KINDS, integrationSlug, type EventFlag, type IntegrationField, type IntegrationKind } from '../../services/integrations/catalog.js'
 import {
-  clearIntegration, initialSettings, integrationUnavailable, parseSettings, saveIntegration, type IntegrationSettings,
+  clearIntegration, findIntegration, initialSettings, integrationUnavailable, parseSettings, saveIntegration, type IntegrationSettings,
 } from '../../services/integrations/integrations.js'
 import { testProjectHook } from '../../services/hooks/test-hooks.js'
 import {
@@ -211,8 +211,7 @@ export const hookForms: ProjectPage = async (request) => {
 async function integrationOf(request: ProjectPageRequest): Promise<{ kind: IntegrationKind; row: IntegrationRow | null } | null> {
   const named = integrationSlug(request.rest[0] ?? '')
   if (named === undefined) return null
-  const rows = await listProjectIntegrations(request.req.ingot.db, request.loaded.project.id)
-  const row = rows.find((candidate) => candidate.kind === named.kind.slug) ?? null
+  const row = await findIntegration(request.req.ingot.db, request.loaded.project.id, named.kind)
   return integrationUnavailable(named.kind, row) ? null : { kind: named.kind, row }
 }
 
