@@ -30,6 +30,7 @@ import webAssets from './web/assets.js'
 import adminPages from './web/admin/index.js'
 import namespacePages from './web/namespaces.js'
 import dashboardPages from './web/dashboard.js'
+import newProjectPages from './web/new-project.js'
 import projectRouter, { routeProjectWebUrl } from './web/projects/router.js'
 import badgeImages, { routeBadgeUrl } from './web/badges.js'
 import applicationPages from './web/applications.js'
@@ -213,6 +214,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(webAssets)
   await app.register(web)
   await app.register(dashboardPages)
+  await app.register(newProjectPages)
   await app.register(adminPages)
   await app.register(namespacePages)
   await app.register(profilePages)

@@ -7,7 +7,7 @@ import type { Db } from '../db/index.js'
 import type { NamespaceRow } from '../db/schema.js'
 import { fitsIntegerColumn, today } from '../db/values.js'
 import type { Actor } from '../auth/actor.js'
-import { OWNER } from '../policies/access-levels.js'
+import { MAINTAINER, OWNER } from '../policies/access-levels.js'
 import type { NamespaceView } from '../entities/namespace.js'
 import { groupIdsWithMinAccess } from './groups-finder.js'
 import { matchesSearchInAny } from './text-search.js'
@@ -38,6 +38,24 @@ export async function findNamespace(db: Db, actor: Actor, idOrPath: string): Pro
       NUMERIC_ID.test(idOrPath) ? Number(idOrPath) : idOrPath.toLowerCase())
     .where(namespacesOf(actor))
     .executeTakeFirst()
+}
+
+/** How many namespaces a choice of where to create a project offers at most. */
+const CREATION_NAMESPACES_LIMIT = 500
+
+/**
+ * The namespaces a user may create projects in (or move a project to), by full path: their own,
+ * and the groups where they are Maintainer or more, with those groups' subgroups; every group for
+ * admins. services/projects/create-project.ts mayCreateProjectsIn decides again on the one chosen.
+ */
+export function findProjectCreationNamespaces(db: Db, actor: Actor): Promise<NamespaceRow[]> {
+  const userId = actor.user.id
+  const groups = actor.user.admin ? sql<SqlBool>`namespaces.kind = 'group'`
+    : sql<SqlBool>`namespaces.kind = 'group' and namespaces.id in ${groupIdsWithMinAccess(userId, MAINTAINER)}`
+  return db.selectFrom('namespaces').selectAll('namespaces')
+    .where(sql<SqlBool>`((namespaces.kind = 'user' and namespaces.owner_id = ${userId}) or (${groups}))`)
+    .orderBy('namespaces.kind', 'desc').orderBy('namespaces.full_path_lower').limit(CREATION_NAMESPACES_LIMIT)
+    .execute()
 }
 
 /** Distinct active members of each group and its descendants. */

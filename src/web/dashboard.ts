@@ -17,7 +17,7 @@ import { eventList, eventPage, groupList, groupPage, pageNumber, projectList, pr
 import { SIGN_IN_PATH, TERMS_PATH, webUrl } from './pages.js'
 import { encodePath } from './projects/context.js'
 import { pageLinks, stateTabs, timeOf } from './projects/issuables.js'
-import { WEB, forSignedIn, redirect, sendPage, tokenOf, visitOf, type SignedInVisit, type Visit } from './visit.js'
+import { WEB, actorOf, forSignedIn, redirect, sendPage, tokenOf, visitOf, type SignedInVisit, type Visit } from './visit.js'
 
 type Tab = { href: string; label: string }
 
@@ -49,14 +49,14 @@ function keptQuery(req: FastifyRequest): URLSearchParams {
   return new URLSearchParams(search === '' ? {} : { search })
 }
 
-async function projectsPage(req: FastifyRequest, reply: FastifyReply, visit: Visit, options: { title: string; tabs: SafeHtml; path: string; filters: Partial<ProjectFilters>; byStars?: boolean; empty: string }) {
+async function projectsPage(req: FastifyRequest, reply: FastifyReply, visit: Visit, options: { title: string; tabs: SafeHtml; path: string; filters: Partial<ProjectFilters>; byStars?: boolean; empty: string; newProject?: boolean }) {
   const number = pageNumber(req.query)
   const search = searchValue(req)
   const found = await projectPage(req.ingot.db, req.actor, { kind: 'all' }, {
     orderBy: 'last_activity_at', sort: 'desc', ...options.filters, ...(search === '' ? {} : { search }),
   }, number, options.byStars === true)
   return sendPage(reply, visit, 200, page({ title: options.title, user: visit.session?.user ?? null, csrfToken: visit.session === null ? undefined : tokenOf(visit), wide: true }, html`
-<h1>${options.title}</h1>
+<div class="list-header"><h1>${options.title}</h1>${options.newProject === true ? html`<a class="button" href="/projects/new">New project</a>` : ''}</div>
 ${options.tabs}
 ${searchForm(options.path, search, 'Filter by name')}
 ${projectList(found.items, options.empty)}
@@ -79,7 +79,7 @@ ${pageLinks(options.path, keptQuery(req), number, LIST_PER_PAGE, found.total)}`)
 
 /** The visitor as the API reads a caller signed in by cookie, for the finders. */
 function actAs(req: FastifyRequest, visit: Visit): void {
-  if (visit.session !== null) req.actor = { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
+  if (visit.session !== null) req.actor = actorOf(visit as SignedInVisit)
 }
 
 /** A page anyone may see: the visitor read as the API reads them; one who must accept the terms is sent to them first. */
@@ -131,7 +131,7 @@ const dashboard: FastifyPluginAsync = async (app) => {
   })
 
   const yourProjects = (req: FastifyRequest, reply: FastifyReply, visit: SignedInVisit, path: string) => projectsPage(req, reply, visit, {
-    title: 'Projects', path, tabs: html`${tabs(DASHBOARD_TABS, path, 'Dashboard')}${signOut(visit)}`, filters: { membership: true }, empty: 'You are not a member of any project yet.',
+    title: 'Projects', path, tabs: html`${tabs(DASHBOARD_TABS, path, 'Dashboard')}${signOut(visit)}`, filters: { membership: true }, empty: 'You are not a member of any project yet.', newProject: true,
   })
 
   app.get('/dashboard/projects', WEB, forMember((req, reply, visit) => yourProjects(req, reply, visit, '/dashboard/projects')))

@@ -18,15 +18,10 @@ import { LIST_PER_PAGE, eventList, eventPage, groupList, groupPage, pageNumber, 
 import { TERMS_PATH } from './pages.js'
 import { encodePath } from './projects/context.js'
 import { pageLinks } from './projects/issuables.js'
-import { WEB, forSignedIn, redirect, sendNotFound, sendPage, visitOf, type SignedInHandler, type SignedInVisit, type Visit } from './visit.js'
+import { WEB, actorOf, forSignedIn, redirect, sendNotFound, sendPage, visitOf, type SignedInHandler, type SignedInVisit, type Visit } from './visit.js'
 import { groupChrome, groupUrl, visibleGroupAt } from './groups/context.js'
 import { createGroupForm, groupSettingsForm, groupSettingsPage, newGroupForm } from './groups/settings.js'
 import { groupMemberForms, groupMembersPage } from './members.js'
-
-/** Reads the visitor as the API reads a caller signed in by cookie. */
-function actAsVisitor(req: FastifyRequest, visit: Visit): void {
-  if (visit.session !== null) req.actor = { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
-}
 
 /** The visitor, read as the API reads them; null (and the answer sent) when they must accept the terms first. */
 async function visitorOf(req: FastifyRequest, reply: FastifyReply): Promise<Visit | null> {
@@ -35,14 +30,14 @@ async function visitorOf(req: FastifyRequest, reply: FastifyReply): Promise<Visi
     redirect(reply, visit, TERMS_PATH)
     return null
   }
-  actAsVisitor(req, visit)
+  if (visit.session !== null) req.actor = actorOf(visit as SignedInVisit)
   return visit
 }
 
 /** A page or form of signed-in visitors (visit.ts forSignedIn: sign-in, terms, CSRF), read as the API reads them. */
 function forSignedInActor(handler: SignedInHandler) {
   return forSignedIn((req, reply, visit) => {
-    actAsVisitor(req, visit)
+    req.actor = actorOf(visit)
     return handler(req, reply, visit)
   })
 }

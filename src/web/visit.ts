@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Actor } from '../auth/actor.js'
 import { ApiError } from '../common/errors.js'
 import {
   CSRF_COOKIE, SESSION_COOKIE, csrfToken, csrfTokenMatches, expiredCookie, findActiveSession, isHttps, mustAcceptTerms,
@@ -115,6 +116,11 @@ export function idParam(req: FastifyRequest): number | null {
 
 /** A visit whose visitor is signed in. */
 export type SignedInVisit = Visit & { session: ActiveSession }
+
+/** The signed-in visitor as the API reads a caller signed in by cookie, for loaders, policies and services. */
+export function actorOf(visit: SignedInVisit): Actor {
+  return { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
+}
 
 export type SignedInHandler = (req: FastifyRequest, reply: FastifyReply, visit: SignedInVisit) => Promise<FastifyReply>
 

@@ -1,5 +1,6 @@
 // An accessibility scan of the main pages (code, issues, merge requests, CI and its artifacts, wiki,
-// members, settings, dashboard, explore, groups and their settings, users, profile, admin area) with axe-core in real headless Chromium, in the light and
+// members, settings and integrations, new project and import, dashboard, explore, groups and their
+// settings, users, profile, admin area) with axe-core in real headless Chromium, in the light and
 // the dark colour scheme: no serious or critical WCAG 2.1 A/AA violation (contrast, names of links,
 // buttons and fields, landmarks, headings, language). Each page is loaded as a signed-in
 // administrator sees it (the most links and forms), the sign-in page as an anonymous visitor does.
@@ -84,6 +85,7 @@ describe('Accessibility of the main pages (axe-core in Chromium)', () => {
       `${base}/merge_requests/${mr.iid}/diffs`, `${base}/pipelines`, `${base}/pipelines/${pipeline.id}`, `${base}/-/jobs/${job.id}`,
       `${base}/wikis/home`, `${base}/edit/master/src/main.ts`,
       `${base}/project_members`, '/groups/team/-/group_members', '/groups/team/-/edit', '/groups/new',
+      `${base}/edit`, `${base}/-/settings/integrations`, `${base}/-/services/issue-tracker-workflow/edit`, '/projects/new', '/import/gitlab_project/new',
       '/', '/dashboard/issues', '/explore/projects', '/groups/team', '/root',
       '/help', '/profile/personal_access_tokens', '/profile/keys',
       '/admin/users/root', '/admin/users/root/edit', '/admin/runners', '/admin/background_jobs', '/admin/hooks', '/admin/application_settings',

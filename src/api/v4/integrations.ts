@@ -12,7 +12,7 @@ import {
   INTEGRATION_SLUGS, integrationSlug, type EventFlag, type IntegrationField, type IntegrationKind, type IntegrationSlug,
 } from '../../services/integrations/catalog.js'
 import {
-  clearIntegration, findIntegration, initialSettings, parseSettings, saveIntegration, type IntegrationSettings,
+  clearIntegration, findIntegration, initialSettings, integrationUnavailable, parseSettings, saveIntegration, type IntegrationSettings,
 } from '../../services/integrations/integrations.js'
 import { ApiError, badRequest } from '../../common/errors.js'
 import { loadProjectFor, type LoadedProject } from '../load.js'
@@ -44,12 +44,10 @@ function putBody({ kind, paramName }: IntegrationSlug) {
   return Type.Object(properties)
 }
 
-/** The deprecated kind exists only for projects that have it active; anything else is the original's 400. */
-const deprecatedInactive = () => badRequest('400 Bad Request')
-
 async function loadIntegration(req: FastifyRequest, loaded: LoadedProject, kind: IntegrationKind) {
   const row = await findIntegration(req.ingot.db, loaded.project.id, kind)
-  if (kind.deprecated && row?.active !== 1) throw deprecatedInactive()
+  // The deprecated kind, while inactive, is the original's 400.
+  if (integrationUnavailable(kind, row)) throw badRequest('400 Bad Request')
   return row
 }
 

@@ -9,7 +9,7 @@ import { apiError, notFound } from '../../common/errors.js'
 import { ProjectExportStatus, presentProjectExportStatus } from '../../entities/project-export.js'
 import { exportStatusOf, exportUploadOf, findExport, openExportDownload, requestExport } from '../../services/import-export/export-project.js'
 import { getApplicationSettings } from '../../services/settings.js'
-import { attachmentDisposition } from '../attachment.js'
+import { sendAttachment } from '../attachment.js'
 import { loadProjectFor, requireActor, type LoadedProject } from '../load.js'
 import { IdParams } from '../params.js'
 import { presentCtx } from '../present.js'
@@ -43,8 +43,7 @@ const projectExport: FastifyPluginAsyncTypebox = async (app) => {
     const { project } = await loadExportable(req, req.params.id)
     const download = await openExportDownload(req.ingot, project.id)
     if (download === null) throw apiError(404, '404 Not found or has expired')
-    return reply.type('application/gzip').header('content-disposition', attachmentDisposition(download.fileName))
-      .header('content-length', String(download.size)).send(download.stream)
+    return sendAttachment(reply, download.fileName, 'application/gzip', download.size, download.stream)
   })
 
   app.post('/projects/:id/export', {

@@ -21,7 +21,7 @@ import type { ProjectAccess } from '../../finders/access.js'
 import { PROJECT_ORDERS, findProjectShare, findProjects, maintainedProjectTotal, type ProjectFilters, type ProjectScope } from '../../finders/projects-finder.js'
 import { canOnProject } from '../../policies/project-policy.js'
 import { GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES } from '../../policies/access-levels.js'
-import { MERGE_METHODS, createProject, creationNamespace, initializeWithReadme, type ProjectSettingsInput } from '../../services/projects/create-project.js'
+import { MERGE_METHODS, createProjectIn, type ProjectSettingsInput } from '../../services/projects/create-project.js'
 import { forkProject, linkFork, unlinkFork } from '../../services/projects/fork-project.js'
 import { updateProject } from '../../services/projects/update-project.js'
 import { deleteProject } from '../../services/projects/delete-project.js'
@@ -248,16 +248,14 @@ function settingsOf(body: Partial<Static<typeof UpdateProjectBody>> & { namespac
   return { ...settings, ...(publicJobsValue === undefined ? {} : { public_jobs: publicJobsValue }) }
 }
 
-async function create(req: FastifyRequest, creator: Actor, body: CreateBody): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
-  const ctx = req.ingot
-  const namespace = await creationNamespace(ctx.db, creator, body.namespace_id)
-  const project = await createProject(ctx, creator, {
+function create(req: FastifyRequest, creator: Actor, body: CreateBody): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
+  return createProjectIn(req.ingot, creator, {
     ...settingsOf(body),
     ...(body.name === undefined ? {} : { name: body.name }),
     ...(body.path === undefined ? {} : { path: body.path }),
-    namespace,
+    namespaceIdOrPath: body.namespace_id,
+    withReadme: body.initialize_with_readme === true,
   })
-  return { project: body.initialize_with_readme ? await initializeWithReadme(ctx, creator, project, namespace) : project, namespace }
 }
 
 /** The original refuses a reached project limit on POST /projects with 403 and the messages alone. */

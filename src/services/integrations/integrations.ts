@@ -48,6 +48,11 @@ export function initialSettings(kind: IntegrationKind): IntegrationSettings {
   return settings
 }
 
+/** The deprecated kind exists only for projects that have it active (the API answers 400, a page 404). */
+export function integrationUnavailable(kind: IntegrationKind, row: IntegrationRow | null): boolean {
+  return kind.deprecated === true && row?.active !== 1
+}
+
 export async function findIntegration(db: Db, projectId: number, kind: IntegrationKind): Promise<IntegrationRow | null> {
   return await db.selectFrom('integrations').selectAll()
     .where('project_id', '=', projectId).where('kind', '=', kind.slug).executeTakeFirst() ?? null

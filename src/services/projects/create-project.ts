@@ -264,6 +264,19 @@ export async function createProject(
 }
 
 /**
+ * A new project as POST /projects and the new project page make it: in the namespace named (the
+ * creator's own when none is), with the README first commit when asked.
+ */
+export async function createProjectIn(
+  ctx: AppContext, creator: Actor, input: Omit<CreateProjectInput, 'namespace'> & { namespaceIdOrPath?: string | undefined; withReadme: boolean },
+): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
+  const { namespaceIdOrPath, withReadme, ...rest } = input
+  const namespace = await creationNamespace(ctx.db, creator, namespaceIdOrPath)
+  const project = await createProject(ctx, creator, { ...rest, namespace })
+  return { project: withReadme ? await initializeWithReadme(ctx, creator, project, namespace) : project, namespace }
+}
+
+/**
  * `initialize_with_readme`: the original's first commit, README.md `# <name>\n\n<description>` on
  * the default branch by the creator, made like any API write (push rules, a `pushed` event, the
  * default branch set by the first push). The project exists either way: if the push rules refuse

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { findUserByUsername } from '../../finders/users-finder.js'
 import type { UserRow } from '../../db/schema.js'
 import { html, page, type SafeHtml } from '../html.js'
-import { forSignedIn, sendNotFound, sendPage, tokenOf, type SignedInVisit } from '../visit.js'
+import { actorOf, forSignedIn, sendNotFound, sendPage, tokenOf, type SignedInVisit } from '../visit.js'
 
 const ADMIN_TABS = [
   ['/admin', 'Overview'], ['/admin/users', 'Users'], ['/admin/projects', 'Projects'], ['/admin/groups', 'Groups'],
@@ -35,7 +35,7 @@ type AdminHandler = (req: FastifyRequest, reply: FastifyReply, visit: SignedInVi
 export function forAdmin(handler: AdminHandler) {
   return forSignedIn(async (req, reply, visit) => {
     if (visit.session.user.admin !== 1) return sendNotFound(reply, visit)
-    req.actor = { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
+    req.actor = actorOf(visit)
     return handler(req, reply, visit)
   })
 }

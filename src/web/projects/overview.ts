@@ -3,6 +3,7 @@
 // ssh_url_to_repo), the default branch's last commit, its root files and README; an empty
 // repository shows how to push a first commit instead.
 import type { LoadedProject } from '../../api/load.js'
+import type { ProjectRow } from '../../db/schema.js'
 import { presentCtx } from '../../api/present.js'
 import { openBlob } from '../../git/blob.js'
 import type { GitRepository } from '../../git/repository.js'
@@ -67,6 +68,22 @@ ${readme === null || readmeText === null ? '' : html`<article class="box readme"
 </article>`}`
 }
 
+/** Whether an import is filling the project (its repository is empty until it is done). */
+function importing(project: ProjectRow): boolean {
+  return project.import_status === 'scheduled' || project.import_status === 'started'
+}
+
+/** While an import runs, and after one failed (why, to those who administer the project, as the API shows import_error). */
+function importProgress(request: ProjectPageRequest): SafeHtml {
+  const { project } = request.loaded
+  if (importing(project)) {
+    return html`<p class="notice" role="status">The project is being imported (${project.import_status}); reload this page to see when it is done.</p>`
+  }
+  if (project.import_status !== 'failed') return html``
+  const why = canOnProject(request.req.actor, request.loaded, 'admin_project') ? project.import_error : null
+  return html`<div class="alert" role="alert">The import failed${why === null ? '.' : html`: ${why}`}</div>`
+}
+
 const overviewPage: ProjectPage = async (request: ProjectPageRequest) => {
   const { req, reply, visit, loaded } = request
   const { db } = req.ingot
@@ -74,9 +91,10 @@ const overviewPage: ProjectPage = async (request: ProjectPageRequest) => {
   const entity = presentProject(view!, presentCtx(req))
   const canReadCode = canOnProject(req.actor, loaded, 'download_code')
   const [code, starred] = await Promise.all([
-    canReadCode ? repositoryPart(loaded, req.ingot.repositories.open(loaded.project.id), entity) : html``, hasStarred(request),
+    canReadCode && !importing(loaded.project) ? repositoryPart(loaded, req.ingot.repositories.open(loaded.project.id), entity) : html``, hasStarred(request),
   ])
   return sendPage(reply, visit, 200, page({ title: entity.name_with_namespace, user: visit.session?.user ?? null, csrfToken: visit.session === null ? undefined : tokenOf(visit), wide: true }, projectChrome(req.actor, loaded, 'overview', html`
+${importProgress(request)}
 <div class="project-header">
 <h1>${entity.name}</h1>
 ${entity.description ? html`<div class="description">${textBlock(entity.description)}</div>` : ''}

@@ -15,7 +15,7 @@ import { findProjectByIdOrPath } from '../../finders/project-lookup.js'
 import { isReservedTopLevel } from '../../services/namespaces/path-rules.js'
 import { loadProject } from '../../api/load.js'
 import { SIGN_IN_PATH, TERMS_PATH, rejectedPage } from '../pages.js'
-import { WEB, csrfVerified, localPath, redirect, rememberReturnTo, sendNotFound, sendPage, visitOf } from '../visit.js'
+import { WEB, actorOf, csrfVerified, localPath, redirect, rememberReturnTo, sendNotFound, sendPage, visitOf, type SignedInVisit } from '../visit.js'
 import { groupPageAt } from '../namespaces.js'
 import type { ProjectPage } from './context.js'
 import overviewPage from './overview.js'
@@ -34,28 +34,33 @@ import { boardsListPage, labelsListPage, milestonesPage } from './planning.js'
 import { activityPage } from './people.js'
 import { projectMemberForms, projectMembersPage } from '../members.js'
 import { forkForm, toggleStarForm } from './star-fork.js'
-import { settingsEditPage, settingsForm } from './settings.js'
+import { downloadExportPage, settingsEditPage, settingsForm } from './settings.js'
 import { snippetsPage } from './snippets.js'
 import blamePage from './blame.js'
 import { repositorySettingsForms, repositorySettingsPage } from './settings-repository.js'
 import { ciCdSettingsForms, ciCdSettingsPage } from './settings-ci-cd.js'
+import { hookForms, hookPages, integrationsSettingsPage, serviceForms, servicePages } from './settings-integrations.js'
 
 /** `/edit` is the project's settings; `/edit/<branch>/<path>` edits a file, as in the original. */
 const editPage: ProjectPage = (request) => (request.rest.length === 0 ? settingsEditPage(request) : editFilePage(request))
 const editForm: ProjectPage = (request) => (request.rest.length === 0 ? settingsForm(request) : editFileForm(request))
 
-/** `/-/settings/<section>/…`: the settings pages after the general one (`/edit`), by section, with their forms. */
-const SETTINGS_SECTIONS: Readonly<Record<string, { page: ProjectPage; forms: ProjectPage }>> = {
+/**
+ * `/-/settings/<section>/…`: the settings pages after the general one (`/edit`), by section, with
+ * their forms (the integrations' forms post to `/hooks` and `/services`, as in the original).
+ */
+const SETTINGS_SECTIONS: Readonly<Record<string, { page: ProjectPage; forms?: ProjectPage }>> = {
   repository: { page: repositorySettingsPage, forms: repositorySettingsForms },
   ci_cd: { page: ciCdSettingsPage, forms: ciCdSettingsForms },
+  integrations: { page: integrationsSettingsPage },
 }
 
 /** The page (or the forms' handler) of the section the next segment names, given the segments after it. */
 function settingsSection(kind: 'page' | 'forms'): ProjectPage {
   return async (request) => {
     const [name = '', ...rest] = request.rest
-    const section = Object.hasOwn(SETTINGS_SECTIONS, name) ? SETTINGS_SECTIONS[name] : undefined
-    return section === undefined ? sendNotFound(request.reply, request.visit) : section[kind]({ ...request, rest })
+    const handler = Object.hasOwn(SETTINGS_SECTIONS, name) ? SETTINGS_SECTIONS[name]![kind] : undefined
+    return handler === undefined ? sendNotFound(request.reply, request.visit) : handler({ ...request, rest })
   }
 }
 
@@ -87,6 +92,9 @@ const PAGES: Readonly<Record<string, ProjectPage>> = {
   snippets: snippetsPage,
   environments: environmentsPage,
   settings: settingsSection('page'),
+  download_export: downloadExportPage,
+  hooks: hookPages,
+  services: servicePages,
 }
 
 /** The handlers of the forms posted to a project's URLs, by the segment that names them as in PAGES. */
@@ -104,6 +112,8 @@ const FORMS: Readonly<Record<string, ProjectPage>> = {
   forks: forkForm,
   project_members: projectMemberForms,
   settings: settingsSection('forms'),
+  hooks: hookForms,
+  services: serviceForms,
 }
 
 /** Where the router finds project pages: under a prefix of their own, as git's URLs are (api/git-http.ts). */
@@ -160,7 +170,7 @@ const projectRouter: FastifyPluginAsync = async (app) => {
       return redirect(reply, visit, TERMS_PATH)
     }
     // loadProject and the policies read the visitor as the API reads a caller signed in by cookie.
-    if (visit.session !== null) req.actor = { user: visit.session.user, token: null, sudoFrom: null, sessionId: visit.session.session.id }
+    if (visit.session !== null) req.actor = actorOf(visit as SignedInVisit)
     // The router hands the rest of the path over decoded.
     const segments = (req.params as { '*': string })['*'].split('/').filter((segment, i, all) => segment !== '' || i < all.length - 1)
     for (const target of candidates(segments, req.method === 'POST' ? FORMS : PAGES)) {
