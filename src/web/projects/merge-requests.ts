@@ -2,8 +2,9 @@
 // filters: state, search, label_name[], source and target branch, author and assignee by
 // username, sort), `/merge_requests/new` (choosing the source and target branches), and
 // `/merge_requests/:iid` (its description, sidebar, head pipeline, merge box and discussion) with
-// its `/commits` and `/diffs` tabs. Forms: POST `/merge_requests` creates, POST
-// `/merge_requests/:iid` (`_method=put`) closes and reopens, POST `/merge_requests/:iid/merge`
+// its `/commits` and `/diffs` tabs and its `/edit` form (merge-request-edit.ts). Forms: POST
+// `/merge_requests` creates, POST `/merge_requests/:iid` (`_method=put`) closes and reopens, or
+// saves the edit form, POST `/merge_requests/:iid/merge`
 // merges (through the API's merge service: its permissions, merge method, pipeline rule and sha
 // check, with their refusals shown), POST `/merge_requests/:iid/notes` comments or previews.
 import type { FastifyReply } from 'fastify'
@@ -28,6 +29,7 @@ import { csrfField, errorExplanation, html, page, type SafeHtml } from '../html.
 import { SIGN_IN_PATH } from '../pages.js'
 import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf } from '../visit.js'
 import { commitUrl } from './commit.js'
+import { editPage, saveFromForm } from './merge-request-edit.js'
 import { pageUrl, projectChrome, projectUrl, signInFirst, type ProjectPage, type ProjectPageRequest } from './context.js'
 import {
   commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
@@ -194,7 +196,7 @@ async function showPage(request: ProjectPageRequest, target: LoadedMergeRequest,
 <div class="issuable-header">
 <h1>${mr.title} <small class="muted">!${mr.iid}</small></h1>
 <p><span class="badge state-${mr.state}">${STATE_LABELS[mr.state]}</span> ${userLink(view.author)} wants to merge <span class="mono">${mr.source_branch}</span> into <span class="mono">${mr.target_branch}</span> · opened ${timeOf(mr.created_at)}</p>
-<div class="actions">${stateButton}</div>
+<div class="actions">${canEdit ? html`<a class="button" href="${here}/edit">Edit</a>` : ''}${stateButton}</div>
 </div>
 <nav aria-label="Merge request"><ul class="actions state-tabs">${tabLink('overview', '', 'Overview')}${tabLink('commits', '/commits', 'Commits')}${tabLink('diffs', '/diffs', `Changes${details.changesCount === null ? '' : ` (${details.changesCount})`}`)}</ul></nav>
 <div class="issuable">
@@ -288,6 +290,7 @@ const mergeRequestsPage: ProjectPage = async (request) => {
   if (target === null || more.length > 0) return sendNotFound(reply, visit)
   if (second === undefined) return showPage(request, target, 'overview')
   if (second === 'commits' || second === 'diffs') return showPage(request, target, second)
+  if (second === 'edit') return editPage(request, target)
   return sendNotFound(reply, visit)
 }
 
@@ -309,12 +312,13 @@ async function createFromForm(request: ProjectPageRequest): Promise<FastifyReply
   }
 }
 
+/** POST `/merge_requests/:iid` with `_method=put`: a state event (close, reopen) alone, or the edit form's changes. */
 async function updateFromForm(request: ProjectPageRequest, target: LoadedMergeRequest): Promise<FastifyReply> {
   const { req, reply, visit, loaded } = request
+  if (formMethod(req) !== 'PUT' || !canUpdateMergeRequest(req.actor, target, target.mergeRequest)) return sendNotFound(reply, visit)
   const stateEvent = formOf(req, 'merge_request').state_event
-  if (formMethod(req) !== 'PUT' || !canUpdateMergeRequest(req.actor, target, target.mergeRequest) || (stateEvent !== 'close' && stateEvent !== 'reopen')) {
-    return sendNotFound(reply, visit)
-  }
+  if (stateEvent === undefined) return saveFromForm(request, target)
+  if (stateEvent !== 'close' && stateEvent !== 'reopen') return sendNotFound(reply, visit)
   try {
     await updateMergeRequest(req.ingot, req.actor!, target, target.mergeRequest, { stateEvent }, canOnProject(req.actor, loaded, 'admin_merge_request'))
   } catch (err) {
