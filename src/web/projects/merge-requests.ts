@@ -2,18 +2,20 @@
 // filters: state, search, label_name[], source and target branch, author and assignee by
 // username, sort), `/merge_requests/new` (choosing the source and target branches), and
 // `/merge_requests/:iid` (its description, sidebar, head pipeline, merge box and discussion) with
-// its `/commits` and `/diffs` tabs and its `/edit` form (merge-request-edit.ts). Forms: POST
+// its `/commits` and `/diffs` tabs (the Changes tab with its line discussions: diff-discussions.ts)
+// and its `/edit` form (merge-request-edit.ts). Forms: POST
 // `/merge_requests` creates, POST `/merge_requests/:iid` (`_method=put`) closes and reopens, or
 // saves the edit form, POST `/merge_requests/:iid/merge`
 // merges (through the API's merge service: its permissions, merge method, pipeline rule and sha
-// check, with their refusals shown), POST `/merge_requests/:iid/notes` comments or previews.
+// check, with their refusals shown), POST `/merge_requests/:iid/notes` comments or previews, POST
+// `/merge_requests/:iid/discussions[/:id[/notes]]` starts, resolves or replies to a line discussion.
 import type { FastifyReply } from 'fastify'
 import { loadMergeRequest, type LoadedMergeRequest } from '../../api/load.js'
 import { ApiError } from '../../common/errors.js'
 import type { MergeRequestView } from '../../entities/merge-request.js'
 import { loadMergeRequestDetails, loadMergeRequestView, listMergeRequests, type MergeRequestFilters } from '../../finders/merge-requests-finder.js'
 import { parseLabelsFilter } from '../../finders/issuable-filters.js'
-import { findNotes, loadNoteViews } from '../../finders/notes-finder.js'
+import { findDiffDiscussions, findNotes, loadNoteViews } from '../../finders/notes-finder.js'
 import { branchTips } from '../../git/branches.js'
 import { commitIdsBetween, countCommitsBetween } from '../../git/merge.js'
 import { canUpdateMergeRequest } from '../../policies/issuable-policy.js'
@@ -23,12 +25,13 @@ import { canBeMergedBy, mergeMergeRequest } from '../../services/merge-requests/
 import { updateMergeRequest } from '../../services/merge-requests/update-merge-request.js'
 import { postNote } from '../../services/notes/create-note.js'
 import { mergeRequestNoteable } from '../../services/notes/noteable.js'
-import { canCreateNote } from '../../services/notes/note-rules.js'
+import { canCreateNote, canResolveDiscussion } from '../../services/notes/note-rules.js'
 import { diffBetween, renderDiffs } from '../diff.js'
 import { csrfField, errorExplanation, html, page, type SafeHtml } from '../html.js'
 import { SIGN_IN_PATH } from '../pages.js'
 import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf } from '../visit.js'
 import { commitUrl } from './commit.js'
+import { discussionAnnotations, discussionFromForm, parseLineCode, startFromForm, type LineCode, type ShowDiffs } from './diff-discussions.js'
 import { editPage, saveFromForm } from './merge-request-edit.js'
 import { pageUrl, projectChrome, projectUrl, signInFirst, type ProjectPage, type ProjectPageRequest } from './context.js'
 import {
@@ -173,6 +176,8 @@ interface ShowExtras {
   errors?: readonly string[]
   mergeErrors?: readonly string[]
   status?: number
+  /** On the Changes tab: the line whose comment form is open after a refused comment. */
+  lineCode?: LineCode
 }
 
 /** The merge request's header, tabs and sidebar around a tab's content. */
@@ -190,7 +195,7 @@ async function showPage(request: ProjectPageRequest, target: LoadedMergeRequest,
 <input type="hidden" name="merge_request[state_event]" value="${mr.state === 'opened' ? 'close' : 'reopen'}"><button type="submit">${mr.state === 'opened' ? 'Close merge request' : 'Reopen merge request'}</button></form>` : ''
   const tabLink = (name: Tab, path: string, label: string) => html`<li><a href="${here}${path}"${name === tab ? html` aria-current="page"` : ''}>${label}</a></li>`
   const content = tab === 'overview' ? await overviewTab(request, target, details, token, extras)
-    : tab === 'commits' ? await commitsTab(request, target) : await diffsTab(request, target)
+    : tab === 'commits' ? await commitsTab(request, target) : await diffsTab(request, target, token, extras)
   const pipeline = details.headPipeline
   return sendPage(reply, visit, extras.status ?? 200, page({ title: `${mr.title} (!${mr.iid}) · Merge requests · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: token, wide: true }, projectChrome(req.actor, loaded, 'merge_requests', html`
 <div class="issuable-header">
@@ -271,13 +276,28 @@ async function commitsTab(request: ProjectPageRequest, target: LoadedMergeReques
 ${pageLinks(here, new URLSearchParams(), number, COMMITS_PER_PAGE, total)}`
 }
 
-async function diffsTab(request: ProjectPageRequest, target: LoadedMergeRequest): Promise<SafeHtml> {
+/** The merge request's changes: from the merge base of its target and head to its head; null when a side is gone. */
+async function mergeRequestDiff(request: ProjectPageRequest, target: LoadedMergeRequest) {
   const mr = target.mergeRequest
-  if (mr.sha === null || mr.target_sha === null) return html`<p class="muted">No changes to show.</p>`
+  if (mr.sha === null || mr.target_sha === null) return null
   const repo = request.req.ingot.repositories.open(mr.target_project_id)
   const base = await repo.mergeBase(mr.target_sha, mr.sha)
-  const { diffs, overflow } = await diffBetween(repo, base, mr.sha)
-  return renderDiffs(diffs, { from: base, to: mr.sha }, (path) => pageUrl(request.loaded, 'blob', mr.sha!, path), overflow).markup
+  return { base, head: mr.sha, ...await diffBetween(repo, base, mr.sha) }
+}
+
+async function diffsTab(request: ProjectPageRequest, target: LoadedMergeRequest, token: string | undefined, extras: ShowExtras): Promise<SafeHtml> {
+  const { req, loaded } = request
+  const noteable = mergeRequestNoteable(target.mergeRequest)
+  const [changes, discussions] = await Promise.all([mergeRequestDiff(request, target), findDiffDiscussions(req.ingot.db, noteable)])
+  if (changes === null) return html`<p class="muted">No changes to show.</p>`
+  const canComment = token !== undefined && canCreateNote(req.actor, target, noteable)
+  const annotations = discussionAnnotations(request, target, {
+    discussions, commentToken: canComment ? token : undefined, mayResolve: canResolveDiscussion(req.actor, target, noteable),
+    open: extras.lineCode ?? parseLineCode(queryValue(request, 'line_code')),
+    openText: extras.lineCode === undefined ? undefined : extras.commentText, openErrors: extras.lineCode === undefined ? undefined : extras.errors,
+  })
+  return html`${extras.lineCode === undefined ? errorExplanation(extras.errors ?? []) : ''}
+${renderDiffs(changes.diffs, { from: changes.base, to: changes.head }, (path) => pageUrl(loaded, 'blob', changes.head, path), changes.overflow, annotations).markup}`
 }
 
 const mergeRequestsPage: ProjectPage = async (request) => {
@@ -360,13 +380,26 @@ async function commentFromForm(request: ProjectPageRequest, target: LoadedMergeR
   }
 }
 
+/** POST `…/discussions`, `…/discussions/:id` and `…/discussions/:id/notes`: the Changes tab's line discussions. */
+async function discussionForms(request: ProjectPageRequest, target: LoadedMergeRequest, discussionId: string | undefined, notes: string | undefined): Promise<FastifyReply> {
+  const showDiffs: ShowDiffs = ({ errors, lineCode, text }) => showPage(request, target, 'diffs', { errors, lineCode, commentText: text, status: 422 })
+  if (discussionId === undefined) {
+    const changes = await mergeRequestDiff(request, target)
+    return startFromForm(request, target, changes?.diffs ?? [], showDiffs)
+  }
+  if (notes !== undefined && notes !== 'notes') return sendNotFound(request.reply, request.visit)
+  return discussionFromForm(request, target, discussionId, notes === undefined ? 'resolve' : 'reply', showDiffs)
+}
+
 export const mergeRequestForms: ProjectPage = async (request) => {
   const { req, reply, visit, loaded, rest } = request
   if (!canOnProject(req.actor, loaded, 'read_merge_request')) return sendNotFound(reply, visit)
   const [first, second, ...more] = rest
   if (first === undefined) return createFromForm(request)
   const target = await loadedMergeRequest(request, first)
-  if (target === null || more.length > 0) return sendNotFound(reply, visit)
+  if (target === null) return sendNotFound(reply, visit)
+  if (second === 'discussions' && more.length <= 2) return discussionForms(request, target, more[0], more[1])
+  if (more.length > 0) return sendNotFound(reply, visit)
   if (second === undefined) return updateFromForm(request, target)
   if (second === 'merge') return mergeFromForm(request, target)
   if (second === 'notes') return commentFromForm(request, target)
