@@ -35,13 +35,12 @@ import { discussionAnnotations, discussionFromForm, parseLineCode, startFromForm
 import { editPage, saveFromForm } from './merge-request-edit.js'
 import { pageUrl, projectChrome, projectUrl, signInFirst, type ProjectPage, type ProjectPageRequest } from './context.js'
 import {
-  commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
+  MERGE_REQUEST_STATES, commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
 } from './issuables.js'
 
 const PER_PAGE = 20
 const COMMITS_PER_PAGE = 40
 
-const STATE_LABELS: Readonly<Record<string, string>> = { opened: 'Open', merged: 'Merged', closed: 'Closed', locked: 'Merging' }
 
 function listUrl(request: ProjectPageRequest): string {
   return `${projectUrl(request.loaded)}/merge_requests`
@@ -104,7 +103,7 @@ ${pageLinks(base, query, number, PER_PAGE, shown.total)}`)))
 
 function mergeRequestRow(request: ProjectPageRequest, view: MergeRequestView, chips: Parameters<typeof labelChips>[3]): SafeHtml {
   const mr = view.mergeRequest
-  return html`<li><div><a class="title" href="${mergeRequestUrl(request, mr.iid)}">${mr.title}</a>${mr.state === 'opened' ? '' : html` <span class="badge state-${mr.state}">${STATE_LABELS[mr.state]}</span>`}
+  return html`<li><div><a class="title" href="${mergeRequestUrl(request, mr.iid)}">${mr.title}</a>${mr.state === 'opened' ? '' : html` <span class="badge state-${mr.state}">${MERGE_REQUEST_STATES[mr.state]}</span>`}
 ${labelChips(request.loaded, 'merge_requests', view.labels, chips)}</div>
 <div class="muted">!${mr.iid} · opened ${timeOf(mr.created_at)} by ${view.author.name} · <span class="mono">${mr.source_branch}</span> → <span class="mono">${mr.target_branch}</span>${view.assignee === null ? '' : html` · assigned to ${view.assignee.name}`} · ${mr.user_notes_count} ${mr.user_notes_count === 1 ? 'comment' : 'comments'} · updated ${timeOf(mr.updated_at)}</div></li>`
 }
@@ -200,7 +199,7 @@ async function showPage(request: ProjectPageRequest, target: LoadedMergeRequest,
   return sendPage(reply, visit, extras.status ?? 200, page({ title: `${mr.title} (!${mr.iid}) · Merge requests · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: token, wide: true }, projectChrome(req.actor, loaded, 'merge_requests', html`
 <div class="issuable-header">
 <h1>${mr.title} <small class="muted">!${mr.iid}</small></h1>
-<p><span class="badge state-${mr.state}">${STATE_LABELS[mr.state]}</span> ${userLink(view.author)} wants to merge <span class="mono">${mr.source_branch}</span> into <span class="mono">${mr.target_branch}</span> · opened ${timeOf(mr.created_at)}</p>
+<p><span class="badge state-${mr.state}">${MERGE_REQUEST_STATES[mr.state]}</span> ${userLink(view.author)} wants to merge <span class="mono">${mr.source_branch}</span> into <span class="mono">${mr.target_branch}</span> · opened ${timeOf(mr.created_at)}</p>
 <div class="actions">${canEdit ? html`<a class="button" href="${here}/edit">Edit</a>` : ''}${stateButton}</div>
 </div>
 <nav aria-label="Merge request"><ul class="actions state-tabs">${tabLink('overview', '', 'Overview')}${tabLink('commits', '/commits', 'Commits')}${tabLink('diffs', '/diffs', `Changes${details.changesCount === null ? '' : ` (${details.changesCount})`}`)}</ul></nav>
