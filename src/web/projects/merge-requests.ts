@@ -1,11 +1,11 @@
 // A project's merge requests at the original's URLs: `/merge_requests` (the list with the API's
 // filters: state, search, label_name[], source and target branch, author and assignee by
-// username, sort), `/merge_requests/new` (choosing the source and target branches), and
-// `/merge_requests/:iid` (its description, sidebar, head pipeline, merge box and discussion) with
-// its `/commits` and `/diffs` tabs (the Changes tab with its line discussions: diff-discussions.ts)
-// and its `/edit` form (merge-request-edit.ts). Forms: POST
-// `/merge_requests` creates, POST `/merge_requests/:iid` (`_method=put`) closes and reopens, or
-// saves the edit form, POST `/merge_requests/:iid/merge`
+// username, sort), `/merge_requests/new` (new-merge-request.ts: the source and target projects
+// among this one and its forks, and their branches), `/merge_requests/:iid` (its description,
+// sidebar, head pipeline, merge box and discussion) with its `/commits` and `/diffs` tabs (the
+// Changes tab with its line discussions: diff-discussions.ts) and its `/edit` form
+// (merge-request-edit.ts). Forms: POST `/merge_requests` creates, POST `/merge_requests/:iid`
+// (`_method=put`) closes and reopens, or saves the edit form, POST `/merge_requests/:iid/merge`
 // merges (through the API's merge service: its permissions, merge method, pipeline rule and sha
 // check, with their refusals shown), POST `/merge_requests/:iid/notes` comments or previews, POST
 // `/merge_requests/:iid/discussions[/:id[/notes]]` starts, resolves or replies to a line discussion.
@@ -16,11 +16,9 @@ import type { MergeRequestView } from '../../entities/merge-request.js'
 import { loadMergeRequestDetails, loadMergeRequestView, listMergeRequests, type MergeRequestFilters } from '../../finders/merge-requests-finder.js'
 import { parseLabelsFilter } from '../../finders/issuable-filters.js'
 import { findDiffDiscussions, findNotes, loadNoteViews } from '../../finders/notes-finder.js'
-import { branchTips } from '../../git/branches.js'
 import { commitIdsBetween, countCommitsBetween } from '../../git/merge.js'
 import { canUpdateMergeRequest } from '../../policies/issuable-policy.js'
 import { canOnProject } from '../../policies/project-policy.js'
-import { createMergeRequest } from '../../services/merge-requests/create-merge-request.js'
 import { canBeMergedBy, mergeMergeRequest } from '../../services/merge-requests/merge-merge-request.js'
 import { updateMergeRequest } from '../../services/merge-requests/update-merge-request.js'
 import { postNote } from '../../services/notes/create-note.js'
@@ -33,7 +31,8 @@ import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sen
 import { commitUrl } from './commit.js'
 import { discussionAnnotations, discussionFromForm, parseLineCode, startFromForm, type LineCode, type ShowDiffs } from './diff-discussions.js'
 import { editPage, saveFromForm } from './merge-request-edit.js'
-import { pageUrl, projectChrome, projectUrl, signInFirst, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { createFromForm, newPage } from './new-merge-request.js'
+import { pageUrl, projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
 import {
   MERGE_REQUEST_STATES, commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
 } from './issuables.js'
@@ -106,55 +105,6 @@ function mergeRequestRow(request: ProjectPageRequest, view: MergeRequestView, ch
   return html`<li><div><a class="title" href="${mergeRequestUrl(request, mr.iid)}">${mr.title}</a>${mr.state === 'opened' ? '' : html` <span class="badge state-${mr.state}">${MERGE_REQUEST_STATES[mr.state]}</span>`}
 ${labelChips(request.loaded, 'merge_requests', view.labels, chips)}</div>
 <div class="muted">!${mr.iid} · opened ${timeOf(mr.created_at)} by ${view.author.name} · <span class="mono">${mr.source_branch}</span> → <span class="mono">${mr.target_branch}</span>${view.assignee === null ? '' : html` · assigned to ${view.assignee.name}`} · ${mr.user_notes_count} ${mr.user_notes_count === 1 ? 'comment' : 'comments'} · updated ${timeOf(mr.updated_at)}</div></li>`
-}
-
-interface NewFormValues {
-  sourceBranch: string
-  targetBranch: string
-  title: string
-  description: string
-}
-
-async function newPage(request: ProjectPageRequest, values?: NewFormValues, errors: readonly string[] = [], status = 200): Promise<FastifyReply> {
-  const { req, reply, visit, loaded } = request
-  const signIn = signInFirst(request)
-  if (signIn !== null) return signIn
-  if (!canOnProject(req.actor, loaded, 'create_merge_request_from')) return sendNotFound(reply, visit)
-  const branches = (await branchTips(req.ingot.repositories.open(loaded.project.id))).map((tip) => tip.name)
-  const asked = formOfQuery(request)
-  const chosen = values ?? {
-    sourceBranch: asked.source_branch ?? '', targetBranch: asked.target_branch ?? loaded.project.default_branch ?? '',
-    title: asked.source_branch === undefined ? '' : titleFromBranch(asked.source_branch), description: '',
-  }
-  const options = (selected: string) => branches.map((name) => html`<option${name === selected ? html` selected` : ''}>${name}</option>`)
-  return sendPage(reply, visit, status, page({ title: `New merge request · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: tokenOf(visit) }, projectChrome(req.actor, loaded, 'merge_requests', html`
-<h1>New merge request</h1>
-${errorExplanation(errors)}
-<form class="issuable-form" method="post" action="${listUrl(request)}">
-${csrfField(tokenOf(visit))}
-<label for="merge_request_source_branch">Source branch</label><select id="merge_request_source_branch" name="merge_request[source_branch]" required><option value="">Choose a branch</option>${options(chosen.sourceBranch)}</select>
-<label for="merge_request_target_branch">Target branch</label><select id="merge_request_target_branch" name="merge_request[target_branch]" required>${options(chosen.targetBranch)}</select>
-<label for="merge_request_title">Title</label><input type="text" id="merge_request_title" name="merge_request[title]" value="${chosen.title}" required maxlength="255">
-<label for="merge_request_description">Description</label><textarea id="merge_request_description" name="merge_request[description]" rows="8">${chosen.description}</textarea>
-<button type="submit">Create merge request</button>
-</form>`)))
-}
-
-/** `merge_request[source_branch]=…` in the query, as the original's links to the new page name the branches. */
-function formOfQuery(request: ProjectPageRequest): Record<string, string> {
-  const query = request.req.query as Record<string, unknown>
-  const fields: Record<string, string> = {}
-  for (const name of ['source_branch', 'target_branch']) {
-    const value = query[`merge_request[${name}]`] ?? (query.merge_request as Record<string, unknown> | undefined)?.[name]
-    if (typeof value === 'string') fields[name] = value
-  }
-  return fields
-}
-
-/** "fix-login-form" → "Fix login form", as the original titles a merge request from its branch. */
-function titleFromBranch(branch: string): string {
-  const words = branch.replace(/[-_/]+/g, ' ').trim()
-  return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
 async function loadedMergeRequest(request: ProjectPageRequest, iidSegment: string | undefined): Promise<LoadedMergeRequest | null> {
@@ -311,24 +261,6 @@ const mergeRequestsPage: ProjectPage = async (request) => {
   if (second === 'commits' || second === 'diffs') return showPage(request, target, second)
   if (second === 'edit') return editPage(request, target)
   return sendNotFound(reply, visit)
-}
-
-async function createFromForm(request: ProjectPageRequest): Promise<FastifyReply> {
-  const { req, reply, visit, loaded } = request
-  if (!canOnProject(req.actor, loaded, 'create_merge_request_from')) return sendNotFound(reply, visit)
-  const form = formOf(req, 'merge_request')
-  const values = { sourceBranch: form.source_branch ?? '', targetBranch: form.target_branch ?? '', title: (form.title ?? '').trim(), description: form.description ?? '' }
-  if (values.title === '' || values.sourceBranch === '' || values.targetBranch === '') {
-    return newPage(request, values, ['Title, source branch and target branch are all needed'], 422)
-  }
-  try {
-    const row = await createMergeRequest(req.ingot, req.actor!, loaded, {
-      title: values.title, sourceBranch: values.sourceBranch, targetBranch: values.targetBranch, description: values.description,
-    })
-    return redirect(reply, visit, mergeRequestUrl(request, row.iid))
-  } catch (err) {
-    return newPage(request, values, refusalOf(err), 422)
-  }
 }
 
 /** POST `/merge_requests/:iid` with `_method=put`: a state event (close, reopen) alone, or the edit form's changes. */
