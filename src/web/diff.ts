@@ -10,6 +10,7 @@ import { isFullObjectId } from '../git/command.js'
 import { diffCommits, type DiffCollection, type DiffEntry } from '../git/diff.js'
 import type { GitRepository } from '../git/repository.js'
 import { SafeHtml, escapeHtml, html } from './html.js'
+import type { PageParts } from './visit.js'
 import { highlightCode, languageForPath, splitHighlightedLines } from './highlight.js'
 import { WeightedLru } from './weighted-lru.js'
 
@@ -158,6 +159,8 @@ function fileRows(entry: DiffEntry, parsed: ParsedFile, anchor: string, commentL
 
 interface RenderedFile {
   body: string
+  /** The body as UTF-8, made once when a page sends it as bytes (renderDiffParts). */
+  bytes?: Buffer
   /** The table's rows and their line numbers, for a page that puts markup under some lines; null when the file has no table. */
   table: FileRows | null
   additions: number
@@ -189,8 +192,8 @@ function annotatedTable(entry: DiffEntry, table: FileRows, anchor: string, annot
 }
 
 // Weighed in characters of markup; a file between two commits renders the same forever.
-// The rows are counted again: they are kept besides the joined body.
-const renderedFiles = new WeightedLru<RenderedFile>(16 * 1024 * 1024, (file) => file.body.length * 2 + 64)
+// The rows and the bytes are counted too: they are kept besides the joined body.
+const renderedFiles = new WeightedLru<RenderedFile>(16 * 1024 * 1024, (file) => file.body.length * 3 + 64)
 
 function renderFile(entry: DiffEntry, sides: DiffSides, anchor: string, blobUrl: (path: string) => string, commentLinks: boolean): RenderedFile {
   const key = `${sides.from ?? ''}..${sides.to}\0${entry.old_path}\0${entry.new_path}\0${anchor}\0${entry.too_large}\0${entry.collapsed}\0${commentLinks}`
@@ -219,31 +222,59 @@ function fileState(entry: DiffEntry): SafeHtml {
   return html``
 }
 
-/**
- * The changes between two commits as a list of files and a section per file. `blobUrl` names a
- * file's page at the new side; `overflow` says the collection stopped at its limits, which the
- * page tells rather than hiding; `annotations` put a page's markup under lines.
- */
-export function renderDiffs(diffs: readonly DiffEntry[], sides: DiffSides, blobUrl: (path: string) => string, overflow: boolean, annotations?: LineAnnotations): RenderedDiffs {
+interface DiffPieces {
+  /** The counts, the notice of left-out files and the list of files. */
+  summary: SafeHtml
+  /** Each file's section in order: its opening and header, its body (the kept bytes with `asBytes`), its end. */
+  sections: (string | Buffer)[]
+  additions: number
+  deletions: number
+}
+
+function diffPieces(
+  diffs: readonly DiffEntry[], sides: DiffSides, blobUrl: (path: string) => string, overflow: boolean, annotations: LineAnnotations | undefined, asBytes: boolean,
+): DiffPieces {
   let additions = 0
   let deletions = 0
-  const sections: SafeHtml[] = []
+  const sections: (string | Buffer)[] = []
   const index: SafeHtml[] = []
   diffs.forEach((entry, i) => {
     const anchor = `diff-${i}`
     const file = renderFile(entry, sides, anchor, blobUrl, annotations?.commentLinks ?? false)
-    const body = file.table !== null && annotations?.touches(entry, i) === true ? annotatedTable(entry, file.table, anchor, annotations) : file.body
+    const annotated = file.table !== null && annotations?.touches(entry, i) === true ? annotatedTable(entry, file.table, anchor, annotations) : null
+    const body = annotated ?? (asBytes ? (file.bytes ??= Buffer.from(file.body)) : file.body)
     additions += file.additions
     deletions += file.deletions
     const name = entry.renamed_file ? `${entry.old_path} → ${entry.new_path}` : entry.new_path
     index.push(html`<li><a href="#${anchor}">${name}</a> <span class="additions">+${file.additions}</span> <span class="deletions">-${file.deletions}</span></li>`)
     sections.push(html`<section class="box diff-file" id="${anchor}" aria-label="${name}">
 <header><h3 class="mono">${name}</h3><span>${fileState(entry)} <span class="additions">+${file.additions}</span> <span class="deletions">-${file.deletions}</span>${entry.deleted_file ? '' : html` <a href="${blobUrl(entry.new_path)}">View file</a>`}</span></header>
-${new SafeHtml(body)}</section>`)
+`.markup, body, '</section>')
   })
-  const markup = html`<p>${diffs.length} ${diffs.length === 1 ? 'file' : 'files'} changed, <span class="additions">${additions} additions</span>, <span class="deletions">${deletions} deletions</span></p>
+  const summary = html`<p>${diffs.length} ${diffs.length === 1 ? 'file' : 'files'} changed, <span class="additions">${additions} additions</span>, <span class="deletions">${deletions} deletions</span></p>
 ${overflow ? html`<p class="notice">Too many changes to show them all: some files are left out.</p>` : ''}
 ${diffs.length === 0 ? '' : html`<details class="diff-index"><summary>Files</summary><ol>${index}</ol></details>`}
-${sections}`
-  return { markup, additions, deletions }
+`
+  return { summary, sections, additions, deletions }
+}
+
+/**
+ * The changes between two commits as a list of files and a section per file. `blobUrl` names a
+ * file's page at the new side; `overflow` says the collection stopped at its limits, which the
+ * page tells rather than hiding; `annotations` put a page's markup under lines.
+ */
+export function renderDiffs(diffs: readonly DiffEntry[], sides: DiffSides, blobUrl: (path: string) => string, overflow: boolean, annotations?: LineAnnotations): RenderedDiffs {
+  const { summary, sections, additions, deletions } = diffPieces(diffs, sides, blobUrl, overflow, annotations, false)
+  return { markup: html`${summary}${new SafeHtml(sections.join(''))}`, additions, deletions }
+}
+
+/**
+ * The same changes for a page sent in parts (sendPage with PageParts): the summary as markup, and
+ * the files' sections as pieces whose kept bodies are sent as their bytes, never joined into the page.
+ */
+export function renderDiffParts(
+  diffs: readonly DiffEntry[], sides: DiffSides, blobUrl: (path: string) => string, overflow: boolean, annotations?: LineAnnotations,
+): { summary: SafeHtml; sections: PageParts } {
+  const { summary, sections } = diffPieces(diffs, sides, blobUrl, overflow, annotations, true)
+  return { summary, sections }
 }

@@ -4,7 +4,8 @@
 // a random cookie of their own; a POST without the right token is refused with 422 as Rails'
 // forgery protection answers.
 import { randomBytes } from 'node:crypto'
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
+import { Readable, pipeline } from 'node:stream'
+import { brotliCompressSync, constants as zlib, createBrotliCompress, createGzip, gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../common/errors.js'
 import {
@@ -198,10 +199,19 @@ export function redirect(reply: FastifyReply, visit: Visit, location: string): F
     .send(`<html><body>You are being <a href="${escapeHtml(location)}">redirected</a>.</body></html>`)
 }
 
-export function sendPage(reply: FastifyReply, visit: Visit, status: number, markup: string, formTargets: readonly string[] = []): FastifyReply {
+/**
+ * A page as its pieces in order (a large page's kept parts, such as a diff's files as UTF-8
+ * bytes): compressed and sent as a stream, without joining them into one string first. A page of
+ * megabytes joined, encoded and compressed at once costs a fresh allocation of its whole size
+ * for each step, which on this kind of machine is most of the page's time.
+ */
+export type PageParts = readonly (string | Buffer)[]
+
+export function sendPage(reply: FastifyReply, visit: Visit, status: number, markup: string | PageParts, formTargets: readonly string[] = []): FastifyReply {
   withCookies(reply, visit).code(status)
     .headers({ ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(formTargets) })
     .type('text/html; charset=utf-8')
+  if (typeof markup !== 'string') return sendParts(reply, markup)
   if (markup.length < COMPRESS_FROM_CHARS) return reply.send(markup)
   void reply.header('vary', 'Accept-Encoding')
   switch (encodingFor(reply.request)) {
@@ -209,6 +219,16 @@ export function sendPage(reply: FastifyReply, visit: Visit, status: number, mark
     case 'gzip': return reply.header('content-encoding', 'gzip').send(gzipSync(markup, GZIP_FAST))
     case null: return reply.send(markup)
   }
+}
+
+function sendParts(reply: FastifyReply, parts: PageParts): FastifyReply {
+  void reply.header('vary', 'Accept-Encoding')
+  const encoding = encodingFor(reply.request)
+  const body = Readable.from(parts, { objectMode: false })
+  if (encoding === null) return reply.send(body)
+  const compress = encoding === 'br' ? createBrotliCompress(BROTLI_FAST) : createGzip(GZIP_FAST)
+  // A visitor who leaves mid-page ends the stream: nothing to do but stop.
+  return reply.header('content-encoding', encoding).send(pipeline(body, compress, () => {}))
 }
 
 /**

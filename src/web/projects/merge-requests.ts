@@ -24,10 +24,10 @@ import { updateMergeRequest } from '../../services/merge-requests/update-merge-r
 import { postNote } from '../../services/notes/create-note.js'
 import { mergeRequestNoteable } from '../../services/notes/noteable.js'
 import { canCreateNote, canResolveDiscussion } from '../../services/notes/note-rules.js'
-import { diffBetween, renderDiffs } from '../diff.js'
-import { csrfField, errorExplanation, html, page, type SafeHtml } from '../html.js'
+import { diffBetween, renderDiffParts } from '../diff.js'
+import { SafeHtml, csrfField, errorExplanation, html, page } from '../html.js'
 import { SIGN_IN_PATH } from '../pages.js'
-import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf } from '../visit.js'
+import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf, type PageParts } from '../visit.js'
 import { commitUrl } from './commit.js'
 import { discussionAnnotations, discussionFromForm, parseLineCode, startFromForm, type LineCode, type ShowDiffs } from './diff-discussions.js'
 import { editPage, saveFromForm } from './merge-request-edit.js'
@@ -143,10 +143,11 @@ async function showPage(request: ProjectPageRequest, target: LoadedMergeRequest,
   const stateButton = canEdit && token !== undefined && (mr.state === 'opened' || mr.state === 'closed') ? html`<form method="post" action="${here}">${csrfField(token)}${methodField('PUT')}
 <input type="hidden" name="merge_request[state_event]" value="${mr.state === 'opened' ? 'close' : 'reopen'}"><button type="submit">${mr.state === 'opened' ? 'Close merge request' : 'Reopen merge request'}</button></form>` : ''
   const tabLink = (name: Tab, path: string, label: string) => html`<li><a href="${here}${path}"${name === tab ? html` aria-current="page"` : ''}>${label}</a></li>`
+  const changes = tab === 'diffs' ? await diffsTab(request, target, token, extras) : null
   const content = tab === 'overview' ? await overviewTab(request, target, details, token, extras)
-    : tab === 'commits' ? await commitsTab(request, target) : await diffsTab(request, target, token, extras)
+    : tab === 'commits' ? await commitsTab(request, target) : html`${changes!.summary}${new SafeHtml(DIFF_SECTIONS)}`
   const pipeline = details.headPipeline
-  return sendPage(reply, visit, extras.status ?? 200, page({ title: `${mr.title} (!${mr.iid}) · Merge requests · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: token, wide: true }, projectChrome(req.actor, loaded, 'merge_requests', html`
+  const markup = page({ title: `${mr.title} (!${mr.iid}) · Merge requests · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: token, wide: true }, projectChrome(req.actor, loaded, 'merge_requests', html`
 <div class="issuable-header">
 <h1>${mr.title} <small class="muted">!${mr.iid}</small></h1>
 <p><span class="badge state-${mr.state}">${MERGE_REQUEST_STATES[mr.state]}</span> ${userLink(view.author)} wants to merge <span class="mono">${mr.source_branch}</span> into <span class="mono">${mr.target_branch}</span> · opened ${timeOf(mr.created_at)}</p>
@@ -161,8 +162,15 @@ async function showPage(request: ProjectPageRequest, target: LoadedMergeRequest,
 <dt>Labels</dt><dd>${view.labels.length === 0 ? html`<span class="muted">None</span>` : labelChips(loaded, 'merge_requests', view.labels, chips)}</dd>
 <dt>Pipeline</dt><dd>${pipeline === null ? html`<span class="muted">None</span>` : html`<a href="/${pipeline.projectFullPath}/pipelines/${pipeline.pipeline.id}">#${pipeline.pipeline.id}</a> <span class="badge status-${pipeline.pipeline.status}">${pipeline.pipeline.status}</span>`}</dd>
 </dl></aside>
-</div>`)))
+</div>`))
+  if (changes === null) return sendPage(reply, visit, extras.status ?? 200, markup)
+  // The diff's files go out as their kept bytes, in place of the mark, never joined into the page.
+  const at = markup.indexOf(DIFF_SECTIONS)
+  return sendPage(reply, visit, extras.status ?? 200, [markup.slice(0, at), ...changes.sections, markup.slice(at + DIFF_SECTIONS.length)])
 }
+
+/** Where the Changes tab's file sections go in its page; escaped text can hold no `<`, so nothing else can look like it. */
+const DIFF_SECTIONS = '<!--diff-sections-->'
 
 async function overviewTab(request: ProjectPageRequest, target: LoadedMergeRequest, details: Awaited<ReturnType<typeof loadMergeRequestDetails>>, token: string | undefined, extras: ShowExtras): Promise<SafeHtml> {
   const { req, visit, loaded } = request
@@ -234,19 +242,21 @@ async function mergeRequestDiff(request: ProjectPageRequest, target: LoadedMerge
   return { base, head: mr.sha, ...await diffBetween(repo, base, mr.sha) }
 }
 
-async function diffsTab(request: ProjectPageRequest, target: LoadedMergeRequest, token: string | undefined, extras: ShowExtras): Promise<SafeHtml> {
+/** The Changes tab: the summary as markup, and the files' sections as parts of the page (renderDiffParts). */
+async function diffsTab(request: ProjectPageRequest, target: LoadedMergeRequest, token: string | undefined, extras: ShowExtras): Promise<{ summary: SafeHtml; sections: PageParts }> {
   const { req, loaded } = request
   const noteable = mergeRequestNoteable(target.mergeRequest)
   const [changes, discussions] = await Promise.all([mergeRequestDiff(request, target), findDiffDiscussions(req.ingot.db, noteable)])
-  if (changes === null) return html`<p class="muted">No changes to show.</p>`
+  if (changes === null) return { summary: html`<p class="muted">No changes to show.</p>`, sections: [] }
   const canComment = token !== undefined && canCreateNote(req.actor, target, noteable)
   const annotations = discussionAnnotations(request, target, {
     discussions, commentToken: canComment ? token : undefined, mayResolve: canResolveDiscussion(req.actor, target, noteable),
     open: extras.lineCode ?? parseLineCode(queryValue(request, 'line_code')),
     openText: extras.lineCode === undefined ? undefined : extras.commentText, openErrors: extras.lineCode === undefined ? undefined : extras.errors,
   })
-  return html`${extras.lineCode === undefined ? errorExplanation(extras.errors ?? []) : ''}
-${renderDiffs(changes.diffs, { from: changes.base, to: changes.head }, (path) => pageUrl(loaded, 'blob', changes.head, path), changes.overflow, annotations).markup}`
+  const parts = renderDiffParts(changes.diffs, { from: changes.base, to: changes.head }, (path) => pageUrl(loaded, 'blob', changes.head, path), changes.overflow, annotations)
+  return { summary: html`${extras.lineCode === undefined ? errorExplanation(extras.errors ?? []) : ''}
+${parts.summary}`, sections: parts.sections }
 }
 
 const mergeRequestsPage: ProjectPage = async (request) => {
