@@ -16,7 +16,7 @@ import { canCreateNote, canResolveDiscussion } from '../../services/notes/note-r
 import { setDiscussionResolved } from '../../services/notes/resolve-notes.js'
 import { csrfField, errorExplanation, html, type SafeHtml } from '../html.js'
 import type { LineAnnotations } from '../diff.js'
-import { formMethod, formOf, redirect, refusalOf, sendNotFound } from '../visit.js'
+import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound } from '../visit.js'
 import { projectUrl, type ProjectPageRequest } from './context.js'
 import { notesList, userLink } from './issuables.js'
 
@@ -56,18 +56,20 @@ function mergeRequestUrl(request: ProjectPageRequest, target: LoadedMergeRequest
 
 const keyOf = (path: string, side: 'new' | 'old', line: number) => `${side}:${line}:${path}`
 
-/** The discussions by the line their first diff note sits on. */
-function byLine(discussions: readonly DiscussionView[]): Map<string, DiscussionView[]> {
+/** The discussions by the line their first diff note sits on, and the paths of the files that have any. */
+function byLine(discussions: readonly DiscussionView[]): { index: Map<string, DiscussionView[]>; paths: Set<string> } {
   const index = new Map<string, DiscussionView[]>()
+  const paths = new Set<string>()
   for (const discussion of discussions) {
     const placed = discussion.notes.find(({ note }) => note.type === 'DiffNote' && note.path !== null && note.line !== null && note.line_type !== null)?.note
     if (placed === undefined) continue
     const key = keyOf(placed.path!, placed.line_type!, placed.line!)
+    paths.add(placed.path!)
     const list = index.get(key)
     if (list === undefined) index.set(key, [discussion])
     else list.push(discussion)
   }
-  return index
+  return { index, paths }
 }
 
 function discussionMarkup(request: ProjectPageRequest, target: LoadedMergeRequest, view: DiffDiscussionsView, discussion: DiscussionView): SafeHtml {
@@ -83,7 +85,7 @@ ${token === undefined ? '' : html`<form class="comment-form" method="post" actio
 ${csrfField(token)}<label for="reply_${discussion.id}">Reply</label><textarea id="reply_${discussion.id}" name="note[note]" rows="2"></textarea>
 <div class="actions"><button type="submit">Reply</button></div></form>`}
 ${token !== undefined && view.mayResolve && resolvable.length > 0 ? html`<form method="post" action="${here}/discussions/${discussion.id}">
-${csrfField(token)}<input type="hidden" name="_method" value="put"><input type="hidden" name="resolved" value="${resolved ? 'false' : 'true'}">
+${csrfField(token)}${methodField('PUT')}<input type="hidden" name="resolved" value="${resolved ? 'false' : 'true'}">
 <button type="submit">${resolved ? 'Unresolve discussion' : 'Resolve discussion'}</button></form>` : ''}
 </section>`
 }
@@ -97,9 +99,7 @@ ${csrfField(token)}<input type="hidden" name="line_code" value="${id}"><input ty
 
 /** The annotations the Changes tab passes to renderDiffs: discussions under their lines, the open comment form. */
 export function discussionAnnotations(request: ProjectPageRequest, target: LoadedMergeRequest, view: DiffDiscussionsView): LineAnnotations {
-  const index = byLine(view.discussions)
-  const paths = new Set<string>()
-  for (const key of index.keys()) paths.add(key.slice(key.indexOf(':', key.indexOf(':') + 1) + 1))
+  const { index, paths } = byLine(view.discussions)
   const token = view.commentToken
   return {
     commentLinks: token !== undefined,
