@@ -1,5 +1,5 @@
 // A project's issue pages (web/projects/issues.ts): the list with its state tabs and filters, one
-// issue with its sidebar and discussion, and the forms: new issue, edit, close and reopen, comment
+// issue with its sidebar (time tracking), related merge requests and discussion, and the forms: new issue, edit, close and reopen, comment
 // with a preview; visibility as the API's (a confidential issue is the same 404 page as a missing
 // one to those who may not see it), escaping of what users write, CSRF and permissions.
 import { after, before, describe, it } from 'node:test'

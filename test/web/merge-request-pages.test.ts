@@ -1,5 +1,6 @@
 // A project's merge request pages (web/projects/merge-requests.ts): the list with its state tabs,
-// one merge request with its commits and changes, and the forms: new merge request, comment,
+// one merge request with its commits and changes, and the forms: new merge request (also from a
+// fork into its source project), comment,
 // merge (through the API's merge service: who may, the sha check, its refusals), close and
 // reopen; visibility, escaping and CSRF as everywhere.
 import { after, before, describe, it } from 'node:test'
