@@ -16,6 +16,7 @@ import { BRANCH_PREFIX } from '../git/ref-names.js'
 import { labelTitlesByTarget } from '../services/labels/issuable-labels.js'
 import { issuableConditions, mergeRequestVisibleTo, type IssuableFilters } from './issuable-filters.js'
 import { headPipelineOf } from './merge-request-pipelines.js'
+import { containsIgnoringCase } from './text-search.js'
 import { milestoneViewsById } from './milestones-finder.js'
 import { namespacesById, projectsById, usersById } from './rows.js'
 
@@ -176,6 +177,28 @@ export async function findMergeRequests(db: Db, actor: Actor | null, scope: Merg
     .where((eb) => eb.and(conditions))
     .orderBy(`mr.${filters.orderBy}`, filters.sort)
     .orderBy('mr.id', filters.sort)
+}
+
+const RELATED_LIMIT = 20
+
+/**
+ * The issue page's related merge requests: those of the issue's project, newest first (at most
+ * 20), whose title or description mentions the issue as `#<iid>` or `<project path>#<iid>`, as the
+ * visitor may see them (the caller has checked they may read the project's merge requests).
+ * Candidates are found by LIKE on both databases, then the reference is matched whole, so `#12`
+ * is not found in `#123`, `other/project#12` or `&#12;`.
+ */
+export async function findMergeRequestsMentioningIssue(
+  db: Db, actor: Actor | null, project: { id: number; fullPath: string }, iid: number,
+): Promise<MergeRequestView[]> {
+  const mention = `#${iid}`
+  const candidates = await (await findMergeRequests(db, actor, { kind: 'project', projectId: project.id }, { orderBy: 'created_at', sort: 'desc' }))
+    .where((eb) => eb.or([containsIgnoringCase('mr.title', mention), containsIgnoringCase('mr.description', mention)]))
+    .limit(RELATED_LIMIT * 5).execute()
+  const path = project.fullPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const reference = new RegExp(`(?:(?<![\\w/.-])${path}|(?<![\\w&/.-]))#${iid}(?!\\d)`, 'i')
+  const mentioning = candidates.filter((mr) => reference.test(mr.title) || reference.test(mr.description ?? '')).slice(0, RELATED_LIMIT)
+  return loadMergeRequestViews(db, mentioning)
 }
 
 /** One page of a list, with its views. */

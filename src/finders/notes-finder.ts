@@ -104,6 +104,21 @@ export async function findDiscussionPage(db: Db, noteable: Noteable, pagination:
   return { ...page, items: await discussionsOf(db, noteable, ids) }
 }
 
+/** The discussions on the noteable's diff lines (those holding a DiffNote) with all their notes, in one query, ordered by their first notes. */
+export async function findDiffDiscussions(db: Db, noteable: Noteable): Promise<DiscussionView[]> {
+  const onLines = notesOf(db, noteable).clearSelect().select('discussion_id').where('type', '=', 'DiffNote').where('discussion_id', 'is not', null)
+  const notes = await notesOf(db, noteable).where('discussion_id', 'in', onLines).orderBy('created_at', 'asc').orderBy('id', 'asc').execute()
+  const views = await loadNoteViews(db, notes, noteable)
+  const byDiscussion = new Map<string, NoteView[]>()
+  for (const view of views) {
+    const id = view.note.discussion_id ?? ''
+    const list = byDiscussion.get(id)
+    if (list === undefined) byDiscussion.set(id, [view])
+    else list.push(view)
+  }
+  return [...byDiscussion].map(([id, discussionNotes]) => ({ id, notes: discussionNotes }))
+}
+
 export async function findDiscussion(db: Db, noteable: Noteable, discussionId: string): Promise<DiscussionView | null> {
   const [discussion] = await discussionsOf(db, noteable, [discussionId])
   return discussion ?? null

@@ -4,7 +4,8 @@
 // a random cookie of their own; a POST without the right token is refused with 422 as Rails'
 // forgery protection answers.
 import { randomBytes } from 'node:crypto'
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
+import { Readable, pipeline } from 'node:stream'
+import { brotliCompressSync, constants as zlib, createBrotliCompress, createGzip, gzipSync } from 'node:zlib'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Actor } from '../auth/actor.js'
 import { ApiError } from '../common/errors.js'
@@ -205,23 +206,35 @@ export function redirect(reply: FastifyReply, visit: Visit, location: string): F
 }
 
 /**
+ * A page as its pieces in order (a large page's kept parts, such as a diff's files as UTF-8
+ * bytes): compressed and sent as a stream, without joining them into one string first. A page of
+ * megabytes joined, encoded and compressed at once costs a fresh allocation of its whole size
+ * for each step, which on this kind of machine is most of the page's time.
+ */
+export type PageParts = readonly (string | Buffer)[]
+
+/**
  * While an administrator impersonates a user, every page says so at its top and offers to stop
  * (the original's header banner): placed here, where every page passes, right after `<body>`.
  */
-function withImpersonationBanner(visit: Visit, markup: string): string {
+function withImpersonationBanner(visit: Visit, page: string | PageParts): string | PageParts {
   const session = visit.session
-  if (session === null || session.impersonator === null) return markup
+  if (session === null || session.impersonator === null) return page
   const banner = html`<div class="impersonation-banner" role="status"><form method="post" action="/admin/impersonation">${csrfField(tokenOf(visit))}${methodField('DELETE')}
 You are impersonating <strong>@${session.user.username}</strong> (you are @${session.impersonator.username}). <button type="submit">Stop impersonating</button></form></div>
 `
-  return markup.replace('<body>\n', `<body>\n${banner.markup}`)
+  const withBanner = (markup: string) => markup.replace('<body>\n', `<body>\n${banner.markup}`)
+  if (typeof page === 'string') return withBanner(page)
+  const at = page.findIndex((part) => typeof part === 'string' && part.includes('<body>\n'))
+  return page.map((part, i) => (i === at ? withBanner(part as string) : part))
 }
 
-export function sendPage(reply: FastifyReply, visit: Visit, status: number, page: string, formTargets: readonly string[] = []): FastifyReply {
+export function sendPage(reply: FastifyReply, visit: Visit, status: number, page: string | PageParts, formTargets: readonly string[] = []): FastifyReply {
   const markup = withImpersonationBanner(visit, page)
   withCookies(reply, visit).code(status)
     .headers({ ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(formTargets) })
     .type('text/html; charset=utf-8')
+  if (typeof markup !== 'string') return sendParts(reply, markup)
   if (markup.length < COMPRESS_FROM_CHARS) return reply.send(markup)
   void reply.header('vary', 'Accept-Encoding')
   switch (encodingFor(reply.request)) {
@@ -229,6 +242,16 @@ export function sendPage(reply: FastifyReply, visit: Visit, status: number, page
     case 'gzip': return reply.header('content-encoding', 'gzip').send(gzipSync(markup, GZIP_FAST))
     case null: return reply.send(markup)
   }
+}
+
+function sendParts(reply: FastifyReply, parts: PageParts): FastifyReply {
+  void reply.header('vary', 'Accept-Encoding')
+  const encoding = encodingFor(reply.request)
+  const body = Readable.from(parts, { objectMode: false })
+  if (encoding === null) return reply.send(body)
+  const compress = encoding === 'br' ? createBrotliCompress(BROTLI_FAST) : createGzip(GZIP_FAST)
+  // A visitor who leaves mid-page ends the stream: nothing to do but stop.
+  return reply.header('content-encoding', encoding).send(pipeline(body, compress, () => {}))
 }
 
 /**

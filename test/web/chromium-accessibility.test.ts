@@ -60,7 +60,11 @@ describe('Accessibility of the main pages (axe-core in Chromium)', () => {
     await server.t.ctx.db.updateTable('projects').set({ default_branch: 'master' }).where('id', '=', project.id).execute()
     const issue = await makeIssue(server.t, project, null, { title: 'A bug', description: 'Steps **here**', labels: ['bug'] })
     await postNote(server.t.ctx, { noteable: issueNoteable(issue), authorId: 1, body: 'A comment with `code`' })
-    const mr = await makeMergeRequest(server.t, project, null, { title: 'A change' })
+    const mr = await makeMergeRequest(server.t, project, null, { title: 'A change', description: `Fixes #${issue.iid}` })
+    const lineDiscussion = await server.t.api('POST', `/projects/${project.id}/merge_requests/${mr.iid}/discussions`, {
+      body: { body: 'A line comment', position: { new_path: `${mr.source_branch}.txt`, old_path: `${mr.source_branch}.txt`, new_line: 1 } },
+    })
+    assert.equal(lineDiscussion.status, 201, lineDiscussion.text)
     const pipeline = await newPipeline(server.t, project.id, (await makeToken(server.t, 1)).token)
     const job = await runJob(server.t, pipeline.jobs.build!)
     await appendTrace(server.t.ctx, job.id, 0, Buffer.from('\x1b[32mok\x1b[0m \x1b[31mfailed\x1b[0m \x1b[1mbold\x1b[0m\n'))
@@ -82,7 +86,8 @@ describe('Accessibility of the main pages (axe-core in Chromium)', () => {
       base, `${base}/tree/master/src`, `${base}/blob/master/src/main.ts`, `${base}/blob/master/README.md`, `${base}/commits/master`,
       `${base}/commit/${master}`, `${base}/blame/master/src/main.ts`, `${base}/compare/master...${mr.source_branch}`, `${base}/branches`, `${base}/tags`,
       `${base}/issues`, `${base}/issues/${issue.iid}`, `${base}/issues/new`, `${base}/merge_requests`, `${base}/merge_requests/${mr.iid}`,
-      `${base}/merge_requests/${mr.iid}/diffs`, `${base}/pipelines`, `${base}/pipelines/${pipeline.id}`, `${base}/-/jobs/${job.id}`,
+      `${base}/merge_requests/${mr.iid}/diffs`, `${base}/merge_requests/${mr.iid}/diffs?line_code=diff-0__1`, `${base}/merge_requests/${mr.iid}/edit`,
+      `${base}/merge_requests/new`, `${base}/pipelines`, `${base}/pipelines/${pipeline.id}`, `${base}/-/jobs/${job.id}`,
       `${base}/wikis/home`, `${base}/edit/master/src/main.ts`,
       `${base}/project_members`, '/groups/team/-/group_members', '/groups/team/-/edit', '/groups/new',
       `${base}/edit`, `${base}/-/settings/integrations`, `${base}/-/services/issue-tracker-workflow/edit`, '/projects/new', '/import/gitlab_project/new',

@@ -1,5 +1,5 @@
 // A project's issue pages (web/projects/issues.ts): the list with its state tabs and filters, one
-// issue with its sidebar and discussion, and the forms: new issue, edit, close and reopen, comment
+// issue with its sidebar (time tracking), related merge requests and discussion, and the forms: new issue, edit, close and reopen, comment
 // with a preview; visibility as the API's (a confidential issue is the same 404 page as a missing
 // one to those who may not see it), escaping of what users write, CSRF and permissions.
 import { after, before, describe, it } from 'node:test'
@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { makeMember, makeProject, makeUser, type TestUser } from '../helpers/factories.js'
 import { insertMilestone, makeIssue } from '../helpers/issues.js'
+import { makeBranches, makeMergeRequest } from '../helpers/merge-requests.js'
 import type { IssueRow, ProjectRow } from '../../src/db/schema.js'
 import { GUEST, REPORTER } from '../../src/policies/access-levels.js'
 import { postNote } from '../../src/services/notes/create-note.js'
@@ -95,6 +96,26 @@ describe('Web issue pages', () => {
     assert.ok(res.text.includes('Sign in</a> to comment'))
     assert.equal((await anonymous().get(`${base}/issues/999`)).status, 404)
     assert.equal((await anonymous().get(`${base}/issues/abc`)).status, 404)
+  })
+
+  it('shows the merge requests that mention the issue, to those who may read them, and its time tracking', async () => {
+    const tracked = await makeProject(t, owner, { visibility: 'public' })
+    await makeBranches(t, tracked.id, [])
+    const issue = await makeIssue(t, tracked, owner, { title: 'Tracked' })
+    await t.ctx.db.updateTable('issues').set({ time_estimate: 7200, total_time_spent: 3600 }).where('id', '=', issue.id).execute()
+    const fullPath = `${owner.user.username}/${tracked.path}`
+    await makeMergeRequest(t, tracked, owner, { title: `Fix ${HOSTILE}`, description: `Closes #${issue.iid}.` })
+    await makeMergeRequest(t, tracked, owner, { title: `Also ${fullPath}#${issue.iid}` })
+    await makeMergeRequest(t, tracked, owner, { title: 'Unrelated', description: `See #${issue.iid}0 and other/project#${issue.iid}` })
+    const page = `/${fullPath}/issues/${issue.iid}`
+    const res = await anonymous().get(page)
+    assert.equal(res.status, 200, res.text)
+    assert.match(res.text, /Related merge requests <span class="count">2<\/span>/)
+    assert.ok(res.text.includes('Fix &lt;script&gt;') && res.text.includes(`Also ${fullPath}#${issue.iid}`) && !res.text.includes('Unrelated'))
+    assert.ok(!res.text.includes('<script>alert'))
+    assert.ok(res.text.includes('Spent 1h of 2h'))
+    await t.ctx.db.updateTable('projects').set({ merge_requests_enabled: 0 }).where('id', '=', tracked.id).execute()
+    assert.ok(!(await anonymous().get(page)).text.includes('Related merge requests'), 'not while merge requests are disabled')
   })
 
   it('answers a confidential issue, and any issue of a private project, with the same 404 page to those who may not see it', async () => {

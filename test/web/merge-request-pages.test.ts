@@ -1,5 +1,6 @@
 // A project's merge request pages (web/projects/merge-requests.ts): the list with its state tabs,
-// one merge request with its commits and changes, and the forms: new merge request, comment,
+// one merge request with its commits and changes, and the forms: new merge request (also from a
+// fork into its source project), comment,
 // merge (through the API's merge service: who may, the sha check, its refusals), close and
 // reopen; visibility, escaping and CSRF as everywhere.
 import { after, before, describe, it } from 'node:test'
@@ -133,6 +134,48 @@ describe('Web merge request pages', () => {
     const forged = await ownerBrowser.post(`${base}/merge_requests/${mr.iid}/merge`, { sha: mr.sha ?? '' })
     assert.equal(forged.status, 422)
     assert.equal((await t.ctx.db.selectFrom('merge_requests').select('state').where('id', '=', mr.id).executeTakeFirstOrThrow()).state, 'opened')
+  })
+
+  it('opens a merge request from a fork into its source project: from the fork\'s page by default, or choosing the fork as source upstream', async () => {
+    const forker = await makeUser(t)
+    const forked = await t.api('POST', `/projects/${project.id}/fork`, { token: forker.token })
+    assert.equal(forked.status, 201, forked.text)
+    const master = await t.ctx.repositories.open(project.id).resolveCommit('refs/heads/master')
+    await commitFiles(t, forked.body.id, { 'fix.txt': 'fix\n' }, { branch: 'fork-fix', parent: master! })
+    const forkBase = `/${forker.user.username}/${project.path}`
+    const browser = new Browser(t)
+    await browser.signIn(forker.user.username)
+
+    const fromFork = await browser.get(`${forkBase}/merge_requests/new?merge_request%5Bsource_branch%5D=fork-fix`)
+    assert.equal(fromFork.status, 200, fromFork.text)
+    assert.match(fromFork.text, new RegExp(`<select id="target_project_id"[^>]*><option value="${project.id}" selected>${owner.user.username}/${project.path}</option>`), 'the fork\'s source is the default target')
+    assert.ok(fromFork.text.includes('<option selected>fork-fix</option>'))
+    const created = await browser.post(`${forkBase}/merge_requests`, {
+      authenticity_token: formToken(fromFork.text), 'merge_request[source_project_id]': String(forked.body.id), 'merge_request[target_project_id]': String(project.id),
+      'merge_request[source_branch]': 'fork-fix', 'merge_request[target_branch]': 'master', 'merge_request[title]': `From the fork ${HOSTILE}`,
+    })
+    assert.equal(created.status, 302, created.text)
+    const row = await t.ctx.db.selectFrom('merge_requests').selectAll().where('source_project_id', '=', forked.body.id).executeTakeFirstOrThrow()
+    assert.equal(row.target_project_id, project.id)
+    assert.equal(created.headers.location, `${base}/merge_requests/${row.iid}`)
+    assert.equal((await t.api('GET', `/projects/${project.id}/merge_requests/${row.iid}`)).body.source_project_id, forked.body.id)
+
+    // Upstream, the forker may pick their fork as the source (they may not push to the upstream itself).
+    await makeMember(t, { type: 'project', id: project.id }, forker, REPORTER)
+    const upstream = await browser.get(`${base}/merge_requests/new?merge_request%5Bsource_project_id%5D=${forked.body.id}`)
+    assert.equal(upstream.status, 200, upstream.text)
+    assert.ok(upstream.text.includes('<option selected>fork-fix</option>') || upstream.text.includes('<option>fork-fix</option>'), 'the fork\'s branches')
+    const other = await browser.post(`${base}/merge_requests`, {
+      authenticity_token: formToken(upstream.text), 'merge_request[source_project_id]': String(project.id), 'merge_request[target_project_id]': String(project.id),
+      'merge_request[source_branch]': 'feature', 'merge_request[target_branch]': 'master', 'merge_request[title]': 'Not mine to push',
+    })
+    assert.equal(other.status, 404, 'a source project the visitor may not push to is not offered nor taken')
+    const empty = await browser.post(`${base}/merge_requests`, {
+      authenticity_token: formToken(upstream.text), 'merge_request[source_project_id]': String(forked.body.id), 'merge_request[target_project_id]': String(project.id),
+      'merge_request[source_branch]': 'fork-fix', 'merge_request[target_branch]': 'master', 'merge_request[title]': ' ',
+    })
+    assert.equal(empty.status, 422)
+    assert.ok(!empty.text.includes('<script>alert'))
   })
 
   it('answers a private project\'s merge requests with the 404 page', async () => {

@@ -1,7 +1,7 @@
 // Discussions (spec: Discussions) of issues, project snippets and merge requests: list (by their
 // first notes, paginated by discussion), get (`:discussion_id`, the 40-hex id), start one (201, the
-// discussion; resolvable on merge requests), reply (201, the note; replying to a note posted on
-// its own makes it a discussion), edit a note's body or — on resolvable notes — `resolved`
+// discussion; resolvable on merge requests, and on a line of a merge request's diff with
+// `position`), reply (201, the note; replying to a note posted on its own makes it a discussion), edit a note's body or — on resolvable notes — `resolved`
 // (exactly one of the two), delete a note (204), and on merge requests resolve or unresolve a
 // whole discussion (PUT …/discussions/:discussion_id with `resolved`: its author or a Developer).
 // Permissions as for notes (see notes.ts): 404 for what the caller may not read, 403 for writes.
@@ -12,7 +12,7 @@ import type { NoteRow } from '../../db/schema.js'
 import { Discussion, presentDiscussion, type DiscussionEntity } from '../../entities/discussion.js'
 import { Note } from '../../entities/note.js'
 import { findDiscussion, findDiscussionNotes, findDiscussionPage } from '../../finders/notes-finder.js'
-import { replyToDiscussion, startDiscussion } from '../../services/notes/create-note.js'
+import { diffPositionOf, replyToDiscussion, startDiscussion } from '../../services/notes/create-note.js'
 import { deleteNote } from '../../services/notes/delete-note.js'
 import { canAdminNote, canCreateNote, canResolveDiscussion, canResolveNote } from '../../services/notes/note-rules.js'
 import type { Noteable } from '../../services/notes/noteable.js'
@@ -37,6 +37,21 @@ const UpdateNoteBody = Type.Object({
 })
 
 const ResolveBody = Type.Object({ resolved: BooleanParam() })
+
+// A merge request discussion may start on a line of its diff (spec: Discussions, "Create new merge
+// request thread"): the sha fields are taken as given (the diff a note sits on is the current one).
+const DiscussionBody = Type.Composite([NoteBody, Type.Object({
+  position: Type.Optional(Type.Object({
+    base_sha: Type.Optional(Type.String()),
+    start_sha: Type.Optional(Type.String()),
+    head_sha: Type.Optional(Type.String()),
+    position_type: Type.Optional(Type.Literal('text')),
+    new_path: Type.Optional(Type.String()),
+    old_path: Type.Optional(Type.String()),
+    new_line: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    old_line: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  })),
+})])
 
 async function presentDiscussionOf(req: FastifyRequest, noteable: Noteable, discussionId: string): Promise<DiscussionEntity> {
   const discussion = await findDiscussion(req.ingot.db, noteable, discussionId)
@@ -83,15 +98,16 @@ const discussions: FastifyPluginAsyncTypebox = async (app) => {
     })
 
     app.post(base, {
-      schema: { params: route.params, body: NoteBody, response: { 201: Discussion } },
+      schema: { params: route.params, body: DiscussionBody, response: { 201: Discussion } },
     }, async (req, reply) => {
       const actor = requireActor(req)
       const loaded = await loadNoteable(req, route.type)
       authorize(canCreateNote(actor, loaded, loaded.noteable))
+      const { position } = req.body
       const note = await startDiscussion(req.ingot, {
         noteable: loaded.noteable, authorId: actor.user.id, body: req.body.body,
         createdAt: allowedCreatedAt(actor, loaded, req.body.created_at),
-      })
+      }, route.type === 'MergeRequest' && position !== undefined ? diffPositionOf(position) : undefined)
       reply.code(201)
       return presentDiscussionOf(req, loaded.noteable, note.discussion_id ?? '')
     })

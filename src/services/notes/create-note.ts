@@ -1,7 +1,8 @@
 // Writing notes (spec: Notes, Discussions), as the original's Notes::CreateService and BuildService:
 // - postNote: a note on its own (POST …/notes), or, when its body is a lone known emoji
 //   (`:thumbsup:`), an award of that emoji on the noteable instead (spec: Note);
-// - startDiscussion: the first note of a discussion, resolvable on merge requests;
+// - startDiscussion: the first note of a discussion, resolvable on merge requests; with a position
+//   on a merge request's diff (a line of a file, on its new or old side) it is a DiffNote there;
 // - replyToDiscussion: a note added to a discussion; replying to a note posted on its own turns it
 //   into a discussion, and a reply to a resolved discussion is resolved too (it stays resolved).
 // Every user note moves its noteable's updated_at and user_notes_count and records a `commented`
@@ -27,6 +28,34 @@ export interface NewNote {
   body: string
   /** A creation time other than now (the caller decides who may set one). */
   createdAt?: number
+}
+
+/** Where a diff note sits: a line of a file, on the new side (added or unchanged lines) or the old side (removed lines). */
+export interface DiffPosition {
+  path: string
+  line: number
+  lineType: 'new' | 'old'
+}
+
+/** The `position` fields the API (and the Changes tab's comment form) name. */
+export interface DiffPositionFields {
+  new_path?: string
+  old_path?: string
+  new_line?: number | null
+  old_line?: number | null
+}
+
+/**
+ * The position the fields name, as the original keeps a DiffNote's line: the new line when there is
+ * one, else the old line; refused (`{:position=>["is invalid"]}`) without a path or a line.
+ */
+export function diffPositionOf(fields: DiffPositionFields): DiffPosition {
+  const lineOf = (value: number | null | undefined) => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null)
+  const newLine = lineOf(fields.new_line)
+  const oldLine = lineOf(fields.old_line)
+  const path = newLine !== null ? fields.new_path ?? fields.old_path : fields.old_path ?? fields.new_path
+  if (path === undefined || path === '' || (newLine === null && oldLine === null)) throw badRequestNotGiven('Note {:position=>["is invalid"]}')
+  return newLine !== null ? { path, line: newLine, lineType: 'new' } : { path, line: oldLine!, lineType: 'old' }
 }
 
 /** What posting a note made: the note, or the award its body asked for. */
@@ -68,6 +97,7 @@ interface NoteShape {
   discussionId: string
   resolvable: boolean
   resolvedBy: number | null
+  position?: DiffPosition
 }
 
 async function insertNote(trx: Db, input: NewNote, shape: NoteShape): Promise<NoteRow> {
@@ -80,9 +110,9 @@ async function insertNote(trx: Db, input: NewNote, shape: NoteShape): Promise<No
     noteable_id: noteable.id,
     commit_id: null,
     body: input.body,
-    path: null,
-    line: null,
-    line_type: null,
+    path: shape.position?.path ?? null,
+    line: shape.position?.line ?? null,
+    line_type: shape.position?.lineType ?? null,
     system: 0,
     discussion_id: shape.discussionId,
     type: shape.type,
@@ -117,10 +147,13 @@ export async function postNote(ctx: AppContext, input: NewNote): Promise<PostedN
   return { kind: 'note', note: await published(ctx, note) }
 }
 
-export async function startDiscussion(ctx: AppContext, input: NewNote): Promise<NoteRow> {
+/** `position`: a line of the merge request's diff, for a discussion on it (only merge requests take one). */
+export async function startDiscussion(ctx: AppContext, input: NewNote, position?: DiffPosition): Promise<NoteRow> {
   checkNoteBody(input.body)
+  if (position !== undefined && input.noteable.type !== 'MergeRequest') throw badRequestNotGiven('Note {:position=>["is invalid"]}')
   const note = await ctx.db.transaction().execute((trx) => insertNote(trx, input, {
-    type: 'DiscussionNote', discussionId: newDiscussionId(), resolvable: takesResolvableDiscussions(input.noteable), resolvedBy: null,
+    type: position === undefined ? 'DiscussionNote' : 'DiffNote', discussionId: newDiscussionId(),
+    resolvable: takesResolvableDiscussions(input.noteable), resolvedBy: null, position,
   }))
   return published(ctx, note)
 }
@@ -146,8 +179,11 @@ export async function replyToDiscussion(ctx: AppContext, input: NewNote, discuss
         .where('discussion_id', '=', discussionId).where('noteable_type', '=', input.noteable.type)
         .where('noteable_id', '=', input.noteable.id).execute()
     }
+    // A reply to a discussion on a diff line is a DiffNote on that line too, as the original's replies are.
+    const position = first.type === 'DiffNote' && first.path !== null && first.line !== null && first.line_type !== null
+      ? { path: first.path, line: first.line, lineType: first.line_type } : undefined
     return insertNote(trx, input, {
-      type: 'DiscussionNote', discussionId, resolvable, resolvedBy: isResolved(discussion) ? input.authorId : null,
+      type: position === undefined ? 'DiscussionNote' : 'DiffNote', discussionId, resolvable, resolvedBy: isResolved(discussion) ? input.authorId : null, position,
     })
   })
   return published(ctx, note)

@@ -12,6 +12,9 @@ import { renderMarkdown } from '../markdown.js'
 import { encodePath, projectUrl, type ProjectPageRequest } from './context.js'
 import { findUserByUsername } from '../../finders/users-finder.js'
 
+/** A merge request's state as the pages name it. */
+export const MERGE_REQUEST_STATES: Readonly<Record<string, string>> = { opened: 'Open', merged: 'Merged', closed: 'Closed', locked: 'Merging' }
+
 /** A query parameter's single value ('' when absent). */
 export function queryValue(request: ProjectPageRequest, name: string): string {
   const value = (request.req.query as Record<string, unknown>)[name]

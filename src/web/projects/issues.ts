@@ -1,7 +1,8 @@
 // A project's issues at the original's URLs: `/issues` (the list, with the API's filters as the
 // original's page names them: state, search, label_name[], milestone_title, author_username,
-// assignee_username, sort), `/issues/new`, `/issues/:iid` (description, the sidebar of labels,
-// assignees, milestone, due date and time tracking, the discussion and the comment form) and
+// assignee_username, sort), `/issues/new`, `/issues/:iid` (description, the merge requests that
+// mention it, the sidebar of labels, assignees, milestone, due date and time tracking, the
+// discussion and the comment form) and
 // `/issues/:iid/edit`. Forms: POST `/issues` creates, POST `/issues/:iid` (`_method=put`) edits,
 // closes and reopens, POST `/issues/:iid/notes` comments or previews. Everything goes through the
 // API's loaders, finders, policies and services, so what a page shows and allows is what the API
@@ -14,6 +15,7 @@ import { ApiError } from '../../common/errors.js'
 import type { IssueView } from '../../entities/issue.js'
 import { presentTimeStats } from '../../entities/time-stats.js'
 import { parseLabelsFilter } from '../../finders/issuable-filters.js'
+import { findMergeRequestsMentioningIssue } from '../../finders/merge-requests-finder.js'
 import { findIssuePage, issuesByIds, loadIssueView, loadIssueViews, type IssueFilters, type IssueOrder } from '../../finders/issues-finder.js'
 import { listMilestones } from '../../finders/milestones-finder.js'
 import { findNotes, loadNoteViews } from '../../finders/notes-finder.js'
@@ -33,7 +35,7 @@ import { csrfField, errorExplanation, html, page, type SafeHtml } from '../html.
 import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf } from '../visit.js'
 import { projectChrome, projectUrl, signInFirst, type ProjectPage, type ProjectPageRequest } from './context.js'
 import {
-  commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
+  MERGE_REQUEST_STATES, commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
 } from './issuables.js'
 
 const PER_PAGE = 20
@@ -214,8 +216,10 @@ async function showPage(request: ProjectPageRequest, target: LoadedIssue, extras
   const { db } = req.ingot
   const { issue } = target
   const noteable = issueNoteable(issue)
-  const [view, noteRows] = await Promise.all([
+  const readsMergeRequests = canOnProject(req.actor, loaded, 'read_merge_request')
+  const [view, noteRows, related] = await Promise.all([
     loadIssueView(db, issue), findNotes(db, noteable, { orderBy: 'created_at', sort: 'asc' }).execute(),
+    readsMergeRequests ? findMergeRequestsMentioningIssue(db, req.actor, { id: loaded.project.id, fullPath: `${loaded.namespace.full_path}/${loaded.project.path}` }, issue.iid) : [],
   ])
   const [notes, chips] = await Promise.all([loadNoteViews(db, noteRows, noteable), labelsByTitle(db, loaded.project.id, view.labels)])
   const actor = signedInActor(request)
@@ -236,6 +240,8 @@ Opened ${timeOf(issue.created_at)} by ${userLink(view.author)}${view.closedBy ==
 <div class="issuable">
 <div class="issuable-main">
 <div class="box"><div class="content markdown">${issue.description === null || issue.description.trim() === '' ? html`<p class="muted">No description.</p>` : projectMarkdown(loaded, issue.description)}</div></div>
+${related.length === 0 ? '' : html`<section aria-labelledby="related-title"><h2 id="related-title">Related merge requests <span class="count">${related.length}</span></h2>
+<ul class="issuable-list">${related.map(({ mergeRequest: mr }) => html`<li><a class="title" href="${projectUrl(loaded)}/merge_requests/${mr.iid}">${mr.title}</a> <span class="badge state-${mr.state}">${MERGE_REQUEST_STATES[mr.state]}</span> <span class="muted">!${mr.iid}</span></li>`)}</ul></section>`}
 <section aria-labelledby="discussion-title"><h2 id="discussion-title">Discussion</h2>
 ${notesList(loaded, notes)}
 ${errorExplanation(extras.errors ?? [])}

@@ -1,42 +1,45 @@
 // A project's merge requests at the original's URLs: `/merge_requests` (the list with the API's
 // filters: state, search, label_name[], source and target branch, author and assignee by
-// username, sort), `/merge_requests/new` (choosing the source and target branches), and
-// `/merge_requests/:iid` (its description, sidebar, head pipeline, merge box and discussion) with
-// its `/commits` and `/diffs` tabs. Forms: POST `/merge_requests` creates, POST
-// `/merge_requests/:iid` (`_method=put`) closes and reopens, POST `/merge_requests/:iid/merge`
+// username, sort), `/merge_requests/new` (new-merge-request.ts: the source and target projects
+// among this one and its forks, and their branches), `/merge_requests/:iid` (its description,
+// sidebar, head pipeline, merge box and discussion) with its `/commits` and `/diffs` tabs (the
+// Changes tab with its line discussions: diff-discussions.ts) and its `/edit` form
+// (merge-request-edit.ts). Forms: POST `/merge_requests` creates, POST `/merge_requests/:iid`
+// (`_method=put`) closes and reopens, or saves the edit form, POST `/merge_requests/:iid/merge`
 // merges (through the API's merge service: its permissions, merge method, pipeline rule and sha
-// check, with their refusals shown), POST `/merge_requests/:iid/notes` comments or previews.
+// check, with their refusals shown), POST `/merge_requests/:iid/notes` comments or previews, POST
+// `/merge_requests/:iid/discussions[/:id[/notes]]` starts, resolves or replies to a line discussion.
 import type { FastifyReply } from 'fastify'
 import { loadMergeRequest, type LoadedMergeRequest } from '../../api/load.js'
 import { ApiError } from '../../common/errors.js'
 import type { MergeRequestView } from '../../entities/merge-request.js'
 import { loadMergeRequestDetails, loadMergeRequestView, listMergeRequests, type MergeRequestFilters } from '../../finders/merge-requests-finder.js'
 import { parseLabelsFilter } from '../../finders/issuable-filters.js'
-import { findNotes, loadNoteViews } from '../../finders/notes-finder.js'
-import { branchTips } from '../../git/branches.js'
+import { findDiffDiscussions, findNotes, loadNoteViews } from '../../finders/notes-finder.js'
 import { commitIdsBetween, countCommitsBetween } from '../../git/merge.js'
 import { canUpdateMergeRequest } from '../../policies/issuable-policy.js'
 import { canOnProject } from '../../policies/project-policy.js'
-import { createMergeRequest } from '../../services/merge-requests/create-merge-request.js'
 import { canBeMergedBy, mergeMergeRequest } from '../../services/merge-requests/merge-merge-request.js'
 import { updateMergeRequest } from '../../services/merge-requests/update-merge-request.js'
 import { postNote } from '../../services/notes/create-note.js'
 import { mergeRequestNoteable } from '../../services/notes/noteable.js'
-import { canCreateNote } from '../../services/notes/note-rules.js'
-import { diffBetween, renderDiffs } from '../diff.js'
-import { csrfField, errorExplanation, html, page, type SafeHtml } from '../html.js'
+import { canCreateNote, canResolveDiscussion } from '../../services/notes/note-rules.js'
+import { diffBetween, renderDiffParts } from '../diff.js'
+import { SafeHtml, csrfField, errorExplanation, html, page } from '../html.js'
 import { SIGN_IN_PATH } from '../pages.js'
-import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf } from '../visit.js'
+import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf, type PageParts } from '../visit.js'
 import { commitUrl } from './commit.js'
-import { pageUrl, projectChrome, projectUrl, signInFirst, type ProjectPage, type ProjectPageRequest } from './context.js'
+import { discussionAnnotations, discussionFromForm, parseLineCode, startFromForm, type LineCode, type ShowDiffs } from './diff-discussions.js'
+import { editPage, saveFromForm } from './merge-request-edit.js'
+import { createFromForm, newPage } from './new-merge-request.js'
+import { pageUrl, projectChrome, projectUrl, type ProjectPage, type ProjectPageRequest } from './context.js'
 import {
-  commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
+  MERGE_REQUEST_STATES, commentForm, labelChips, labelsByTitle, notesList, pageLinks, projectMarkdown, queryList, queryValue, stateTabs, timeOf, userIdFilter, userLink,
 } from './issuables.js'
 
 const PER_PAGE = 20
 const COMMITS_PER_PAGE = 40
 
-const STATE_LABELS: Readonly<Record<string, string>> = { opened: 'Open', merged: 'Merged', closed: 'Closed', locked: 'Merging' }
 
 function listUrl(request: ProjectPageRequest): string {
   return `${projectUrl(request.loaded)}/merge_requests`
@@ -99,58 +102,9 @@ ${pageLinks(base, query, number, PER_PAGE, shown.total)}`)))
 
 function mergeRequestRow(request: ProjectPageRequest, view: MergeRequestView, chips: Parameters<typeof labelChips>[3]): SafeHtml {
   const mr = view.mergeRequest
-  return html`<li><div><a class="title" href="${mergeRequestUrl(request, mr.iid)}">${mr.title}</a>${mr.state === 'opened' ? '' : html` <span class="badge state-${mr.state}">${STATE_LABELS[mr.state]}</span>`}
+  return html`<li><div><a class="title" href="${mergeRequestUrl(request, mr.iid)}">${mr.title}</a>${mr.state === 'opened' ? '' : html` <span class="badge state-${mr.state}">${MERGE_REQUEST_STATES[mr.state]}</span>`}
 ${labelChips(request.loaded, 'merge_requests', view.labels, chips)}</div>
 <div class="muted">!${mr.iid} · opened ${timeOf(mr.created_at)} by ${view.author.name} · <span class="mono">${mr.source_branch}</span> → <span class="mono">${mr.target_branch}</span>${view.assignee === null ? '' : html` · assigned to ${view.assignee.name}`} · ${mr.user_notes_count} ${mr.user_notes_count === 1 ? 'comment' : 'comments'} · updated ${timeOf(mr.updated_at)}</div></li>`
-}
-
-interface NewFormValues {
-  sourceBranch: string
-  targetBranch: string
-  title: string
-  description: string
-}
-
-async function newPage(request: ProjectPageRequest, values?: NewFormValues, errors: readonly string[] = [], status = 200): Promise<FastifyReply> {
-  const { req, reply, visit, loaded } = request
-  const signIn = signInFirst(request)
-  if (signIn !== null) return signIn
-  if (!canOnProject(req.actor, loaded, 'create_merge_request_from')) return sendNotFound(reply, visit)
-  const branches = (await branchTips(req.ingot.repositories.open(loaded.project.id))).map((tip) => tip.name)
-  const asked = formOfQuery(request)
-  const chosen = values ?? {
-    sourceBranch: asked.source_branch ?? '', targetBranch: asked.target_branch ?? loaded.project.default_branch ?? '',
-    title: asked.source_branch === undefined ? '' : titleFromBranch(asked.source_branch), description: '',
-  }
-  const options = (selected: string) => branches.map((name) => html`<option${name === selected ? html` selected` : ''}>${name}</option>`)
-  return sendPage(reply, visit, status, page({ title: `New merge request · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: tokenOf(visit) }, projectChrome(req.actor, loaded, 'merge_requests', html`
-<h1>New merge request</h1>
-${errorExplanation(errors)}
-<form class="issuable-form" method="post" action="${listUrl(request)}">
-${csrfField(tokenOf(visit))}
-<label for="merge_request_source_branch">Source branch</label><select id="merge_request_source_branch" name="merge_request[source_branch]" required><option value="">Choose a branch</option>${options(chosen.sourceBranch)}</select>
-<label for="merge_request_target_branch">Target branch</label><select id="merge_request_target_branch" name="merge_request[target_branch]" required>${options(chosen.targetBranch)}</select>
-<label for="merge_request_title">Title</label><input type="text" id="merge_request_title" name="merge_request[title]" value="${chosen.title}" required maxlength="255">
-<label for="merge_request_description">Description</label><textarea id="merge_request_description" name="merge_request[description]" rows="8">${chosen.description}</textarea>
-<button type="submit">Create merge request</button>
-</form>`)))
-}
-
-/** `merge_request[source_branch]=…` in the query, as the original's links to the new page name the branches. */
-function formOfQuery(request: ProjectPageRequest): Record<string, string> {
-  const query = request.req.query as Record<string, unknown>
-  const fields: Record<string, string> = {}
-  for (const name of ['source_branch', 'target_branch']) {
-    const value = query[`merge_request[${name}]`] ?? (query.merge_request as Record<string, unknown> | undefined)?.[name]
-    if (typeof value === 'string') fields[name] = value
-  }
-  return fields
-}
-
-/** "fix-login-form" → "Fix login form", as the original titles a merge request from its branch. */
-function titleFromBranch(branch: string): string {
-  const words = branch.replace(/[-_/]+/g, ' ').trim()
-  return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
 async function loadedMergeRequest(request: ProjectPageRequest, iidSegment: string | undefined): Promise<LoadedMergeRequest | null> {
@@ -171,6 +125,8 @@ interface ShowExtras {
   errors?: readonly string[]
   mergeErrors?: readonly string[]
   status?: number
+  /** On the Changes tab: the line whose comment form is open after a refused comment. */
+  lineCode?: LineCode
 }
 
 /** The merge request's header, tabs and sidebar around a tab's content. */
@@ -187,14 +143,15 @@ async function showPage(request: ProjectPageRequest, target: LoadedMergeRequest,
   const stateButton = canEdit && token !== undefined && (mr.state === 'opened' || mr.state === 'closed') ? html`<form method="post" action="${here}">${csrfField(token)}${methodField('PUT')}
 <input type="hidden" name="merge_request[state_event]" value="${mr.state === 'opened' ? 'close' : 'reopen'}"><button type="submit">${mr.state === 'opened' ? 'Close merge request' : 'Reopen merge request'}</button></form>` : ''
   const tabLink = (name: Tab, path: string, label: string) => html`<li><a href="${here}${path}"${name === tab ? html` aria-current="page"` : ''}>${label}</a></li>`
+  const changes = tab === 'diffs' ? await diffsTab(request, target, token, extras) : null
   const content = tab === 'overview' ? await overviewTab(request, target, details, token, extras)
-    : tab === 'commits' ? await commitsTab(request, target) : await diffsTab(request, target)
+    : tab === 'commits' ? await commitsTab(request, target) : html`${changes!.summary}${new SafeHtml(DIFF_SECTIONS)}`
   const pipeline = details.headPipeline
-  return sendPage(reply, visit, extras.status ?? 200, page({ title: `${mr.title} (!${mr.iid}) · Merge requests · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: token, wide: true }, projectChrome(req.actor, loaded, 'merge_requests', html`
+  const markup = page({ title: `${mr.title} (!${mr.iid}) · Merge requests · ${loaded.project.name}`, user: visit.session?.user ?? null, csrfToken: token, wide: true }, projectChrome(req.actor, loaded, 'merge_requests', html`
 <div class="issuable-header">
 <h1>${mr.title} <small class="muted">!${mr.iid}</small></h1>
-<p><span class="badge state-${mr.state}">${STATE_LABELS[mr.state]}</span> ${userLink(view.author)} wants to merge <span class="mono">${mr.source_branch}</span> into <span class="mono">${mr.target_branch}</span> · opened ${timeOf(mr.created_at)}</p>
-<div class="actions">${stateButton}</div>
+<p><span class="badge state-${mr.state}">${MERGE_REQUEST_STATES[mr.state]}</span> ${userLink(view.author)} wants to merge <span class="mono">${mr.source_branch}</span> into <span class="mono">${mr.target_branch}</span> · opened ${timeOf(mr.created_at)}</p>
+<div class="actions">${canEdit ? html`<a class="button" href="${here}/edit">Edit</a>` : ''}${stateButton}</div>
 </div>
 <nav aria-label="Merge request"><ul class="actions state-tabs">${tabLink('overview', '', 'Overview')}${tabLink('commits', '/commits', 'Commits')}${tabLink('diffs', '/diffs', `Changes${details.changesCount === null ? '' : ` (${details.changesCount})`}`)}</ul></nav>
 <div class="issuable">
@@ -205,8 +162,15 @@ async function showPage(request: ProjectPageRequest, target: LoadedMergeRequest,
 <dt>Labels</dt><dd>${view.labels.length === 0 ? html`<span class="muted">None</span>` : labelChips(loaded, 'merge_requests', view.labels, chips)}</dd>
 <dt>Pipeline</dt><dd>${pipeline === null ? html`<span class="muted">None</span>` : html`<a href="/${pipeline.projectFullPath}/pipelines/${pipeline.pipeline.id}">#${pipeline.pipeline.id}</a> <span class="badge status-${pipeline.pipeline.status}">${pipeline.pipeline.status}</span>`}</dd>
 </dl></aside>
-</div>`)))
+</div>`))
+  if (changes === null) return sendPage(reply, visit, extras.status ?? 200, markup)
+  // The diff's files go out as their kept bytes, in place of the mark, never joined into the page.
+  const at = markup.indexOf(DIFF_SECTIONS)
+  return sendPage(reply, visit, extras.status ?? 200, [markup.slice(0, at), ...changes.sections, markup.slice(at + DIFF_SECTIONS.length)])
 }
+
+/** Where the Changes tab's file sections go in its page; escaped text can hold no `<`, so nothing else can look like it. */
+const DIFF_SECTIONS = '<!--diff-sections-->'
 
 async function overviewTab(request: ProjectPageRequest, target: LoadedMergeRequest, details: Awaited<ReturnType<typeof loadMergeRequestDetails>>, token: string | undefined, extras: ShowExtras): Promise<SafeHtml> {
   const { req, visit, loaded } = request
@@ -269,13 +233,30 @@ async function commitsTab(request: ProjectPageRequest, target: LoadedMergeReques
 ${pageLinks(here, new URLSearchParams(), number, COMMITS_PER_PAGE, total)}`
 }
 
-async function diffsTab(request: ProjectPageRequest, target: LoadedMergeRequest): Promise<SafeHtml> {
+/** The merge request's changes: from the merge base of its target and head to its head; null when a side is gone. */
+async function mergeRequestDiff(request: ProjectPageRequest, target: LoadedMergeRequest) {
   const mr = target.mergeRequest
-  if (mr.sha === null || mr.target_sha === null) return html`<p class="muted">No changes to show.</p>`
+  if (mr.sha === null || mr.target_sha === null) return null
   const repo = request.req.ingot.repositories.open(mr.target_project_id)
   const base = await repo.mergeBase(mr.target_sha, mr.sha)
-  const { diffs, overflow } = await diffBetween(repo, base, mr.sha)
-  return renderDiffs(diffs, { from: base, to: mr.sha }, (path) => pageUrl(request.loaded, 'blob', mr.sha!, path), overflow).markup
+  return { base, head: mr.sha, ...await diffBetween(repo, base, mr.sha) }
+}
+
+/** The Changes tab: the summary as markup, and the files' sections as parts of the page (renderDiffParts). */
+async function diffsTab(request: ProjectPageRequest, target: LoadedMergeRequest, token: string | undefined, extras: ShowExtras): Promise<{ summary: SafeHtml; sections: PageParts }> {
+  const { req, loaded } = request
+  const noteable = mergeRequestNoteable(target.mergeRequest)
+  const [changes, discussions] = await Promise.all([mergeRequestDiff(request, target), findDiffDiscussions(req.ingot.db, noteable)])
+  if (changes === null) return { summary: html`<p class="muted">No changes to show.</p>`, sections: [] }
+  const canComment = token !== undefined && canCreateNote(req.actor, target, noteable)
+  const annotations = discussionAnnotations(request, target, {
+    discussions, commentToken: canComment ? token : undefined, mayResolve: canResolveDiscussion(req.actor, target, noteable),
+    open: extras.lineCode ?? parseLineCode(queryValue(request, 'line_code')),
+    openText: extras.lineCode === undefined ? undefined : extras.commentText, openErrors: extras.lineCode === undefined ? undefined : extras.errors,
+  })
+  const parts = renderDiffParts(changes.diffs, { from: changes.base, to: changes.head }, (path) => pageUrl(loaded, 'blob', changes.head, path), changes.overflow, annotations)
+  return { summary: html`${extras.lineCode === undefined ? errorExplanation(extras.errors ?? []) : ''}
+${parts.summary}`, sections: parts.sections }
 }
 
 const mergeRequestsPage: ProjectPage = async (request) => {
@@ -288,33 +269,17 @@ const mergeRequestsPage: ProjectPage = async (request) => {
   if (target === null || more.length > 0) return sendNotFound(reply, visit)
   if (second === undefined) return showPage(request, target, 'overview')
   if (second === 'commits' || second === 'diffs') return showPage(request, target, second)
+  if (second === 'edit') return editPage(request, target)
   return sendNotFound(reply, visit)
 }
 
-async function createFromForm(request: ProjectPageRequest): Promise<FastifyReply> {
-  const { req, reply, visit, loaded } = request
-  if (!canOnProject(req.actor, loaded, 'create_merge_request_from')) return sendNotFound(reply, visit)
-  const form = formOf(req, 'merge_request')
-  const values = { sourceBranch: form.source_branch ?? '', targetBranch: form.target_branch ?? '', title: (form.title ?? '').trim(), description: form.description ?? '' }
-  if (values.title === '' || values.sourceBranch === '' || values.targetBranch === '') {
-    return newPage(request, values, ['Title, source branch and target branch are all needed'], 422)
-  }
-  try {
-    const row = await createMergeRequest(req.ingot, req.actor!, loaded, {
-      title: values.title, sourceBranch: values.sourceBranch, targetBranch: values.targetBranch, description: values.description,
-    })
-    return redirect(reply, visit, mergeRequestUrl(request, row.iid))
-  } catch (err) {
-    return newPage(request, values, refusalOf(err), 422)
-  }
-}
-
+/** POST `/merge_requests/:iid` with `_method=put`: a state event (close, reopen) alone, or the edit form's changes. */
 async function updateFromForm(request: ProjectPageRequest, target: LoadedMergeRequest): Promise<FastifyReply> {
   const { req, reply, visit, loaded } = request
+  if (formMethod(req) !== 'PUT' || !canUpdateMergeRequest(req.actor, target, target.mergeRequest)) return sendNotFound(reply, visit)
   const stateEvent = formOf(req, 'merge_request').state_event
-  if (formMethod(req) !== 'PUT' || !canUpdateMergeRequest(req.actor, target, target.mergeRequest) || (stateEvent !== 'close' && stateEvent !== 'reopen')) {
-    return sendNotFound(reply, visit)
-  }
+  if (stateEvent === undefined) return saveFromForm(request, target)
+  if (stateEvent !== 'close' && stateEvent !== 'reopen') return sendNotFound(reply, visit)
   try {
     await updateMergeRequest(req.ingot, req.actor!, target, target.mergeRequest, { stateEvent }, canOnProject(req.actor, loaded, 'admin_merge_request'))
   } catch (err) {
@@ -356,13 +321,26 @@ async function commentFromForm(request: ProjectPageRequest, target: LoadedMergeR
   }
 }
 
+/** POST `…/discussions`, `…/discussions/:id` and `…/discussions/:id/notes`: the Changes tab's line discussions. */
+async function discussionForms(request: ProjectPageRequest, target: LoadedMergeRequest, discussionId: string | undefined, notes: string | undefined): Promise<FastifyReply> {
+  const showDiffs: ShowDiffs = ({ errors, lineCode, text }) => showPage(request, target, 'diffs', { errors, lineCode, commentText: text, status: 422 })
+  if (discussionId === undefined) {
+    const changes = await mergeRequestDiff(request, target)
+    return startFromForm(request, target, changes?.diffs ?? [], showDiffs)
+  }
+  if (notes !== undefined && notes !== 'notes') return sendNotFound(request.reply, request.visit)
+  return discussionFromForm(request, target, discussionId, notes === undefined ? 'resolve' : 'reply', showDiffs)
+}
+
 export const mergeRequestForms: ProjectPage = async (request) => {
   const { req, reply, visit, loaded, rest } = request
   if (!canOnProject(req.actor, loaded, 'read_merge_request')) return sendNotFound(reply, visit)
   const [first, second, ...more] = rest
   if (first === undefined) return createFromForm(request)
   const target = await loadedMergeRequest(request, first)
-  if (target === null || more.length > 0) return sendNotFound(reply, visit)
+  if (target === null) return sendNotFound(reply, visit)
+  if (second === 'discussions' && more.length <= 2) return discussionForms(request, target, more[0], more[1])
+  if (more.length > 0) return sendNotFound(reply, visit)
   if (second === undefined) return updateFromForm(request, target)
   if (second === 'merge') return mergeFromForm(request, target)
   if (second === 'notes') return commentFromForm(request, target)
