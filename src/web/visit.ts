@@ -213,6 +213,12 @@ export function redirect(reply: FastifyReply, visit: Visit, location: string): F
  */
 export type PageParts = readonly (string | Buffer)[]
 
+/** A page's parts: its markup with `kept` (a large part's kept bytes) in place of `mark`, which the markup holds once. */
+export function pageAround(markup: string, mark: string, kept: PageParts): PageParts {
+  const at = markup.indexOf(mark)
+  return [markup.slice(0, at), ...kept, markup.slice(at + mark.length)]
+}
+
 /**
  * While an administrator impersonates a user, every page says so at its top and offers to stop
  * (the original's header banner): placed here, where every page passes, right after `<body>`.
@@ -245,6 +251,10 @@ export function sendPage(reply: FastifyReply, visit: Visit, status: number, page
 }
 
 function sendParts(reply: FastifyReply, parts: PageParts): FastifyReply {
+  // A small page goes as it is, as a small page of one string does.
+  if (parts.reduce((size, part) => size + part.length, 0) < COMPRESS_FROM_CHARS) {
+    return reply.send(Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part))))
+  }
   void reply.header('vary', 'Accept-Encoding')
   const encoding = encodingFor(reply.request)
   const body = Readable.from(parts, { objectMode: false })

@@ -27,7 +27,7 @@ import { canCreateNote, canResolveDiscussion } from '../../services/notes/note-r
 import { diffBetween, renderDiffParts } from '../diff.js'
 import { SafeHtml, csrfField, errorExplanation, html, page } from '../html.js'
 import { SIGN_IN_PATH } from '../pages.js'
-import { formMethod, formOf, methodField, redirect, refusalOf, sendNotFound, sendPage, tokenOf, type PageParts } from '../visit.js'
+import { formMethod, formOf, methodField, redirect, refusalOf, pageAround, sendNotFound, sendPage, tokenOf, type PageParts } from '../visit.js'
 import { commitUrl } from './commit.js'
 import { discussionAnnotations, discussionFromForm, parseLineCode, startFromForm, type LineCode, type ShowDiffs } from './diff-discussions.js'
 import { editPage, saveFromForm } from './merge-request-edit.js'
@@ -165,8 +165,7 @@ async function showPage(request: ProjectPageRequest, target: LoadedMergeRequest,
 </div>`))
   if (changes === null) return sendPage(reply, visit, extras.status ?? 200, markup)
   // The diff's files go out as their kept bytes, in place of the mark, never joined into the page.
-  const at = markup.indexOf(DIFF_SECTIONS)
-  return sendPage(reply, visit, extras.status ?? 200, [markup.slice(0, at), ...changes.sections, markup.slice(at + DIFF_SECTIONS.length)])
+  return sendPage(reply, visit, extras.status ?? 200, pageAround(markup, DIFF_SECTIONS, changes.sections))
 }
 
 /** Where the Changes tab's file sections go in its page; escaped text can hold no `<`, so nothing else can look like it. */
