@@ -6,6 +6,7 @@
 // gracefully: no new requests or jobs, running ones finish until INGOT_SHUTDOWN_TIMEOUT_MS, jobs
 // still running then are handed back for another process. web, worker and migrate refuse to start
 // (exit 2) with a git older than the releases that fixed its known flaws (git/version.ts).
+import { endStartUp } from './start-up-heap.js'
 import fs from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -120,6 +121,7 @@ async function main(argv: string[]): Promise<number> {
     if (metricsServer !== null) log.info({ host: config.host, port: config.workerMetricsPort, path: METRICS_PATH }, 'serving metrics')
     await ctx.jobs.start()
     const stopSweeps = startLeftoverSweeps(ctx)
+    endStartUp()
     log.info('worker started')
     await closeOnSignal(ctx, stopSignal, async () => {
       stopSweeps()
@@ -140,6 +142,7 @@ async function main(argv: string[]): Promise<number> {
     serverUrl: localServerUrl(app.server.address() as AddressInfo),
     command: [process.execPath, ...process.execArgv, process.argv[1]!, 'runner'],
   })
+  endStartUp()
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
   await closeOnSignal(ctx, stopSignal, async () => {
     stopSweeps()

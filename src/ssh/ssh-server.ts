@@ -8,7 +8,8 @@
 // passwords over HTTP are); git itself runs under the git service limits.
 import net from 'node:net'
 import path from 'node:path'
-import ssh2, { type AuthContext, type Connection, type ServerChannel } from 'ssh2'
+import type ssh2 from 'ssh2'
+import type { AuthContext, Connection, ServerChannel } from 'ssh2'
 import type { AppContext } from '../context.js'
 import { installHooks } from '../git/hooks.js'
 import { gitProtocolOf } from '../git/smart-http.js'
@@ -35,7 +36,11 @@ export interface SshServer {
 export async function startSshServer(ctx: AppContext, options: { port?: number } = {}): Promise<SshServer> {
   const { config, log } = ctx
   const hooksDir = await installHooks(path.join(config.dataDir, 'git-hooks'))
-  const protocol = new ssh2.Server({ hostKeys: loadHostKeys(config.dataDir), ident: 'Ingot', algorithms: { cipher: CIPHERS } })
+  // Imported here, not with this module: loading ssh2 instantiates a WebAssembly poly1305 holding
+  // 16 MiB, kept for nothing by every process that serves no SSH (the bundle hoists the static
+  // imports of the packages it leaves outside to its top).
+  const { default: ssh2 } = await import('ssh2')
+  const protocol = new ssh2.Server({ hostKeys: loadHostKeys(config.dataDir, ssh2.utils), ident: 'Ingot', algorithms: { cipher: CIPHERS } })
   const byAddress = new Map<string, number>()
   const connections = new Set<Connection>()
 
@@ -93,7 +98,7 @@ export async function startSshServer(ctx: AppContext, options: { port?: number }
         auth.reject(['publickey'])
         if (keysRefused >= MAX_AUTH_TRIES) client.end()
       }
-      authenticate(auth, identityOf).then((found) => {
+      authenticate(auth, identityOf, ssh2.utils.parseKey).then((found) => {
         if (found === null) return refuseKey()
         // Without a signature the client only asks whether the key would do (it signs next).
         if (auth.signature === undefined) return auth.accept()
@@ -137,10 +142,12 @@ export async function startSshServer(ctx: AppContext, options: { port?: number }
 }
 
 /** The key's identity when the key is one Ingot knows and, when signed, the signature is its own. */
-async function authenticate(auth: AuthContext & { method: 'publickey' }, identityOf: (keyBlob: Buffer) => Promise<SshIdentity | null>): Promise<SshIdentity | null> {
+async function authenticate(
+  auth: AuthContext & { method: 'publickey' }, identityOf: (keyBlob: Buffer) => Promise<SshIdentity | null>, parseKey: typeof ssh2.utils.parseKey,
+): Promise<SshIdentity | null> {
   const identity = await identityOf(auth.key.data)
   if (identity === null || auth.signature === undefined) return identity
-  const key = ssh2.utils.parseKey(auth.key.data)
+  const key = parseKey(auth.key.data)
   if (key instanceof Error || Array.isArray(key)) return null
   return key.verify(auth.blob!, auth.signature, auth.hashAlgo) === true ? identity : null
 }
