@@ -21,6 +21,8 @@ function responseKey(req: FastifyRequest): string {
   const caller = req.actor === null ? 'anonymous' : String(req.actor.user.id)
   const [path = '', search] = req.url.split('?', 2)
   if (search === undefined) return `${caller}|${path}`
+  // Most queries carry no credential and nothing escaped: taken as sent, without parsing them.
+  if (!search.includes('token') && !search.includes('%')) return `${caller}|${path}?${search}`
   const params = new URLSearchParams(search)
   for (const carrier of TOKEN_PARAMS) params.delete(carrier)
   return `${caller}|${path}?${params.toString()}`

@@ -38,6 +38,7 @@ export function parseNestedParams(text: string): Params {
 
 /** `+` is a space; a malformed escape is kept as sent rather than failing the whole request. */
 function decode(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text
   const spaced = text.replaceAll('+', ' ')
   try {
     return decodeURIComponent(spaced)

@@ -82,13 +82,27 @@ function takesArrayOnly(schema: Record<string, unknown>): boolean {
  */
 export function wrapSingleValues(params: unknown, schema: unknown): void {
   if (!isHash(params) || !isHash(schema) || !isHash(schema.properties)) return
-  for (const [name, property] of Object.entries(schema.properties)) {
+  for (const { name, arrayTyped } of arrayParamsOf(schema.properties)) {
     const value = params[name]
-    if (!isHash(property) || value === undefined || Array.isArray(value) || isHash(value)) continue
+    if (value === undefined || Array.isArray(value) || isHash(value)) continue
     // A null stays null where null is taken, as the value of a parameter left out.
-    if (value === null ? property.type === 'array' : takesArrayOnly(property)) params[name] = [value]
+    if (value !== null || arrayTyped) params[name] = [value]
   }
 }
+
+/** The parameters of a schema's properties that take arrays only; read once per schema (on every request's path). */
+function arrayParamsOf(properties: Record<string, unknown>): readonly { name: string; arrayTyped: boolean }[] {
+  let found = arrayParams.get(properties)
+  if (found === undefined) {
+    found = Object.entries(properties)
+      .filter((entry): entry is [string, Record<string, unknown>] => isHash(entry[1]) && takesArrayOnly(entry[1]))
+      .map(([name, property]) => ({ name, arrayTyped: property.type === 'array' }))
+    arrayParams.set(properties, found)
+  }
+  return found
+}
+
+const arrayParams = new WeakMap<object, readonly { name: string; arrayTyped: boolean }[]>()
 
 /**
  * A list's `search` words. At most 4,096 characters, the original's later SEARCH_CHAR_LIMIT: SQLite

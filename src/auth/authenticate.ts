@@ -192,9 +192,21 @@ async function findTokenOwner(db: Db, credential: Credential): Promise<TokenOwne
 }
 
 function checkScopes(token: AccessTokenRow, accepted: readonly Scope[]): void {
-  const granted = parseJsonArray(token.scopes)
+  const granted = scopesOf(token)
   if (!accepted.some((scope) => granted.includes(scope))) throw insufficientScope(accepted)
 }
+
+/** A token's scopes, parsed once per row read (cached rows are frozen: a changed token is a new row). */
+function scopesOf(token: AccessTokenRow): readonly string[] {
+  let scopes = parsedScopes.get(token)
+  if (scopes === undefined) {
+    scopes = parseJsonArray(token.scopes)
+    parsedScopes.set(token, scopes)
+  }
+  return scopes
+}
+
+const parsedScopes = new WeakMap<AccessTokenRow, readonly string[]>()
 
 function sudoIdentifier(req: FastifyRequest): string | null {
   const header = req.headers.sudo

@@ -4,8 +4,12 @@
 // 127.0.0.1 on behalf of anyone; the client addresses it adds keep those others out.
 import net from 'node:net'
 
+const ANSWERS_KEPT = 4096
+
 export class AddressAllowList {
   private readonly allowed = new net.BlockList()
+  /** Answers by address: BlockList.check makes a SocketAddress per call, and the sign-in bans ask on every request. */
+  private readonly answers = new Map<string, boolean>()
 
   /** Entries as config.ts checked them: `10.0.0.1`, `10.0.0.0/8`, `::1`, `fd00::/8`. */
   constructor(entries: readonly string[]) {
@@ -19,8 +23,15 @@ export class AddressAllowList {
 
   /** True for an IP address within the list (an IPv4 address also in its IPv6-mapped form). */
   allows(address: string | undefined): boolean {
-    const family = address === undefined ? 0 : net.isIP(address)
-    return family !== 0 && this.allowed.check(address as string, family === 4 ? 'ipv4' : 'ipv6')
+    if (address === undefined) return false
+    let allowed = this.answers.get(address)
+    if (allowed === undefined) {
+      const family = net.isIP(address)
+      allowed = family !== 0 && this.allowed.check(address, family === 4 ? 'ipv4' : 'ipv6')
+      if (this.answers.size >= ANSWERS_KEPT) this.answers.clear()
+      this.answers.set(address, allowed)
+    }
+    return allowed
   }
 
   /**

@@ -96,6 +96,26 @@ describe('platform core', () => {
     assert.deepEqual(res.body, { message: '403 Forbidden - User is blocked' })
   })
 
+  // Token owners and list answers are cached per process: a write through the API ends them at once.
+  it('refuses a token at once once it is revoked, or its user blocked, after answers were cached', async () => {
+    const { user } = await makeUser(t)
+    const created = await t.api('POST', `/users/${user.id}/impersonation_tokens`, { body: { name: 'cached', scopes: ['api'] } })
+    assert.equal(created.status, 201)
+    const token = created.body.token as string
+    for (let i = 0; i < 2; i++) assert.equal((await t.api('GET', '/projects?per_page=20', { token })).status, 200)
+    assert.equal((await t.api('DELETE', `/users/${user.id}/impersonation_tokens/${created.body.id}`)).status, 204)
+    const revoked = await t.api('GET', '/projects?per_page=20', { token })
+    assert.equal(revoked.status, 401)
+    assert.equal(revoked.body.error, 'invalid_token')
+
+    const other = await makeUser(t)
+    for (let i = 0; i < 2; i++) assert.equal((await t.api('GET', '/projects?per_page=20', { token: other.token })).status, 200)
+    assert.equal((await t.api('POST', `/users/${other.user.id}/block`)).status, 201)
+    const blocked = await t.api('GET', '/projects?per_page=20', { token: other.token })
+    assert.equal(blocked.status, 403)
+    assert.deepEqual(blocked.body, { message: '403 Forbidden - User is blocked' })
+  })
+
   describe('request bodies', () => {
     /** A multipart/form-data payload as fetch encodes FormData (what @gitbeaker/rest sends for user updates). */
     async function multipart(fields: Record<string, string>) {
