@@ -366,6 +366,14 @@ export async function measureGit(): Promise<Row[]> {
     const catFile = await meanCommand(['git', '--git-dir', fixture.M, 'cat-file', '-p', `master:${RAW_FILE}`], 50)
     rows.push({ metric: 'git: one raw file GET beside `git cat-file -p` alone (mean)', value: `${ms(rawOne)} = ${ratio(rawOne, catFile)} (${ms(catFile)})`, target: '≤ 1.5×', ok: rawOne <= catFile * 1.5 })
 
+    // The files API answers with last_commit_id: its floor is the two git commands that find it and the content.
+    const filePath = `/api/v4/projects/${ids.M}/repository/files/${encodeURIComponent(RAW_FILE)}?ref=master`
+    const fileGet = await meanGet(`${BASE}${filePath}`, 100)
+    const lastCommit = await meanCommand(['git', '--git-dir', fixture.M, 'log', '-1', '--format=%H', 'master', '--', RAW_FILE], 50)
+    const fileContent = await meanCommand(['git', '--git-dir', fixture.M, 'cat-file', '-p', `master:${RAW_FILE}`], 50)
+    const fileFloor = lastCommit + fileContent
+    rows.push({ metric: 'git: GET …/repository/files/:path of M (with last_commit_id) beside `git log -1 -- path` + `git cat-file -p` (mean)', value: `${ms(fileGet)} = ${ratio(fileGet, fileFloor)} (${ms(lastCommit)} + ${ms(fileContent)})`, target: '≤ 1.5×', ok: fileGet <= fileFloor * 1.5 })
+
     log('[git] trees and commit pages')
     const tree = await meanGet(`${BASE}/api/v4/projects/${ids.D}/repository/tree?path=big&per_page=100`, 100)
     const lsTree = await meanCommand(['git', '--git-dir', fixture.D, 'ls-tree', 'master', 'big/'], 50)

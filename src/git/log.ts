@@ -39,17 +39,22 @@ function selectionArgs(selection: HistorySelection): string[] | null {
   return args
 }
 
+// History below a commit never changes: pages, counts and last commits of a selection that starts
+// at a commit id are kept (not those of `all`, which depend on the refs). A kept page is at most
+// 100 ids, so 1,024 of them stay within a few MB.
+const pages = new ImmutableMemo<readonly string[]>(1024)
+const counts = new ImmutableMemo<number>()
+
 /** Ids of one page of the selection, newest first (git log's order). */
-export async function commitIdsPage(repo: GitRepository, selection: HistorySelection, offset: number, limit: number): Promise<string[]> {
+export async function commitIdsPage(repo: GitRepository, selection: HistorySelection, offset: number, limit: number): Promise<readonly string[]> {
   const args = selectionArgs(selection)
   if (args === null) return []
-  const out = await repo.run(['rev-list', `--max-count=${limit}`, `--skip=${offset}`, ...args])
-  return out.split('\n').filter((line) => line !== '')
+  const page = async () => {
+    const out = await repo.run(['rev-list', `--max-count=${limit}`, `--skip=${offset}`, ...args])
+    return out.split('\n').filter((line) => line !== '')
+  }
+  return selection.all ? page() : pages.get(`${repo.gitDir}\0${offset}\0${limit}\0${args.join('\0')}`, page)
 }
-
-// History below a commit never changes: counts and last commits of a selection that starts at a
-// commit id are kept (not those of `all`, which depend on the refs).
-const counts = new ImmutableMemo<number>()
 
 /** How many commits the selection holds. */
 export async function countCommits(repo: GitRepository, selection: HistorySelection): Promise<number> {
