@@ -8,3 +8,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('impersonator_id', 'integer', (c) => c.references('users.id').onDelete('cascade'))
     .execute()
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('sessions').dropColumn('impersonator_id').execute()
+}
