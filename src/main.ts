@@ -14,16 +14,12 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { openContext, type AppContext } from './context.js'
 import { startLeftoverSweeps } from './services/sweep-leftovers.js'
 import { buildApp } from './app.js'
-import { signingKey } from './services/oauth/signing-key.js'
+import { ensureSigningKeyFile } from './services/oauth/signing-key.js'
 import { INITIAL_ROOT_PASSWORD_FILE, seedRoot } from './services/users/seed-root.js'
 import { createLogger, logFormatFor } from './logger.js'
-import { runAdmin } from './cli/admin.js'
 import { METRICS_PATH, serveMetrics } from './api/metrics.js'
 import { gitVersionProblem } from './git/version.js'
 import { ingotRevision } from './revision.js'
-import { runRunner } from './runner/command.js'
-import { localServerUrl, startBuiltinRunner } from './services/ci/builtin-runner.js'
-import { startSshServer } from './ssh/ssh-server.js'
 
 const HELP = `Usage: ingot <command>
 
@@ -68,7 +64,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP)
     return 0
   }
-  if (command === 'admin') return runAdmin(argv.slice(1))
+  // Loaded by the command that runs them: a server never evaluates the admin commands or the runner.
+  if (command === 'admin') return (await import('./cli/admin.js')).runAdmin(argv.slice(1))
   if (command === 'runner') {
     // A runner clones what its jobs name: the same git fixes as the server's matter to it.
     const problem = argv.includes('--help') || argv.includes('-h') ? null : await gitVersionProblem()
@@ -76,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`ingot: ${problem}\n`)
       return 2
     }
+    const { runRunner } = await import('./runner/command.js')
     return runRunner(argv.slice(1), { version: ingotVersion(), revision: await ingotRevision() })
   }
   if (!['web', 'worker', 'migrate'].includes(command)) {
@@ -131,17 +129,17 @@ async function main(argv: string[]): Promise<number> {
   }
   // The OpenID Connect signing key is made now, not at the first sign-in: a data directory that
   // cannot keep it fails the start, and the key is in place before the first backup.
-  await signingKey(config.dataDir)
+  ensureSigningKeyFile(config.dataDir)
   const app = await buildApp(ctx)
   await app.listen({ port: config.port, host: config.host })
-  const sshServer = config.sshPort === 0 ? null : await startSshServer(ctx)
+  const sshServer = config.sshPort === 0 ? null : await (await import('./ssh/ssh-server.js')).startSshServer(ctx)
   if (config.webJobs && !options.includes('--no-jobs')) await ctx.jobs.start()
   const stopSweeps = startLeftoverSweeps(ctx)
   // After listening: the runner registers and asks for jobs over HTTP, at this very address.
-  const builtinRunner = await startBuiltinRunner(ctx, {
+  const builtinRunner = !config.builtinRunner.enabled ? null : await import('./services/ci/builtin-runner.js').then(({ localServerUrl, startBuiltinRunner }) => startBuiltinRunner(ctx, {
     serverUrl: localServerUrl(app.server.address() as AddressInfo),
     command: [process.execPath, ...process.execArgv, process.argv[1]!, 'runner'],
-  })
+  }))
   endStartUp()
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
   await closeOnSignal(ctx, stopSignal, async () => {
