@@ -20,7 +20,7 @@ import { log, median, renderTable, repoRoot, ROOT_TOKEN, rssOf, stop, type Row }
 
 const STARTS = Number(process.env.BENCH_IDLE_STARTS ?? 5)
 const TARGET_MB = 70
-const PORT = 18_540
+const PORT = 18_590
 const SETTLE_MS = 2000
 
 /** A bare Fastify server answering GET /api/v4/version: what the framework alone holds. */
