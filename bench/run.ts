@@ -14,8 +14,9 @@
 // Git LFS uploads and downloads of a 200 MB object beside a plain Node HTTP server (bench/lfs.ts).
 // Git over SSH beside OpenSSH's sshd (bench/ssh.ts). The web pages' render times and first-visit
 // transfer (bench/web-pages.ts). The API lists beside a separate Fastify process sending the same
-// answers, under wrk (bench/api-compare.ts).
-// BENCH_PARTS=api, =api-compare, =git, =issues, =hooks, =traces, =runners, =ci, =pipelines, =import-export, =lfs, =ssh or =web (or a comma list) runs parts.
+// answers, under wrk (bench/api-compare.ts). Idle RSS after start beside `node -e` and a bare Fastify
+// server (bench/idle-memory.ts).
+// BENCH_PARTS=api, =api-compare, =idle-memory, =git, =issues, =hooks, =traces, =runners, =ci, =pipelines, =import-export, =lfs, =ssh or =web (or a comma list) runs parts.
 import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -40,6 +41,7 @@ import { measureLfs } from './lfs.js'
 import { measureSsh } from './ssh.js'
 import { measureWebPages } from './web-pages.js'
 import { measureApiCompare } from './api-compare.js'
+import { measureIdleMemory } from './idle-memory.js'
 
 const SEED_COUNT = Number(process.env.BENCH_SEED ?? 10_000)
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
@@ -49,7 +51,7 @@ async function main() {
   log('building dist/ …')
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' })
   const rows: Row[] = []
-  const parts = (process.env.BENCH_PARTS ?? 'api,api-compare,git,issues,hooks,traces,runners,ci,pipelines,import-export,lfs,ssh,web').split(',')
+  const parts = (process.env.BENCH_PARTS ?? 'api,api-compare,idle-memory,git,issues,hooks,traces,runners,ci,pipelines,import-export,lfs,ssh,web').split(',')
   const available = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[]
   const reachable = await postgresReachable()
   if (!reachable) log('PostgreSQL not reachable: skipping its measurements')
@@ -59,6 +61,7 @@ async function main() {
     rows.push(...await measureDialect(dialect))
   }
   if (parts.includes('api-compare')) rows.push(...await measureApiCompare(usable))
+  if (parts.includes('idle-memory')) rows.push(...await measureIdleMemory())
   if (parts.includes('git')) rows.push(...await measureGit())
   if (parts.includes('issues')) rows.push(...await measureIssues(usable))
   if (parts.includes('hooks')) rows.push(...await measureHooks(usable))

@@ -22,7 +22,6 @@ interface HighlightCore {
   highlight(code: string, options: { language: string; ignoreIllegals: boolean }): { value: string }
 }
 const requireCommonJs = createRequire(import.meta.url)
-const hljs = requireCommonJs('highlight.js/lib/core') as HighlightCore
 
 const LANGUAGES = [
   'bash', 'c', 'clojure', 'cmake', 'cpp', 'csharp', 'css', 'dart', 'diff', 'dockerfile', 'elixir', 'erlang',
@@ -31,12 +30,29 @@ const LANGUAGES = [
   'powershell', 'properties', 'protobuf', 'python', 'r', 'ruby', 'rust', 'scala', 'scss', 'shell', 'sql',
   'swift', 'typescript', 'xml', 'yaml',
 ]
-for (const name of LANGUAGES) hljs.registerLanguage(name, requireCommonJs(`highlight.js/lib/languages/${name}`) as (hljs: HighlightCore) => object)
 
-/** Every registered language's name and aliases, lower case, to the name it is registered under. */
-const LANGUAGE_NAMES = new Map<string, string>()
-for (const name of LANGUAGES) {
-  for (const alias of [name, ...(hljs.getLanguage(name)?.aliases ?? [])]) LANGUAGE_NAMES.set(alias.toLowerCase(), name)
+interface Highlighter {
+  hljs: HighlightCore
+  /** Every registered language's name and aliases, lower case, to the name it is registered under. */
+  languageNames: Map<string, string>
+}
+
+let highlighter: Highlighter | null = null
+
+/**
+ * highlight.js with the languages registered, loaded at the first page that needs it, not at start:
+ * an API server never holds its grammars (a few MB of heap).
+ */
+function loaded(): Highlighter {
+  if (highlighter !== null) return highlighter
+  const hljs = requireCommonJs('highlight.js/lib/core') as HighlightCore
+  for (const name of LANGUAGES) hljs.registerLanguage(name, requireCommonJs(`highlight.js/lib/languages/${name}`) as (hljs: HighlightCore) => object)
+  const languageNames = new Map<string, string>()
+  for (const name of LANGUAGES) {
+    for (const alias of [name, ...(hljs.getLanguage(name)?.aliases ?? [])]) languageNames.set(alias.toLowerCase(), name)
+  }
+  highlighter = { hljs, languageNames }
+  return highlighter
 }
 
 /** Whole file names (lower case) whose language their extension does not tell. */
@@ -85,7 +101,7 @@ export function languageForPath(path: string, content = ''): string | undefined 
 
 /** The registered language a name or alias stands for (`js`, `rb`, `yml`, `c++`), if any. */
 export function registeredLanguage(nameOrAlias: string): string | undefined {
-  return LANGUAGE_NAMES.get(nameOrAlias.toLowerCase())
+  return loaded().languageNames.get(nameOrAlias.toLowerCase())
 }
 
 /**
@@ -96,7 +112,7 @@ export function highlightCode(code: string, languageName: string): SafeHtml | nu
   const language = registeredLanguage(languageName)
   if (language === undefined) return null
   if (code.length > MAX_HIGHLIGHTED_CHARS) return new SafeHtml(escapeHtml(code))
-  return new SafeHtml(hljs.highlight(code, { language, ignoreIllegals: true }).value)
+  return new SafeHtml(loaded().hljs.highlight(code, { language, ignoreIllegals: true }).value)
 }
 
 // highlight.js's own markup holds nothing but escaped text, line breaks and these two tags.
@@ -172,7 +188,7 @@ export class LineHighlighter {
     if (cached !== undefined) return cached
     const sourceLines = toLines(content)
     if (sourceLines.length === 0) return Object.freeze([])
-    const markup = hljs.highlight(sourceLines.join('\n'), { language, ignoreIllegals: true }).value
+    const markup = loaded().hljs.highlight(sourceLines.join('\n'), { language, ignoreIllegals: true }).value
     const lines = Object.freeze(splitHighlightedLines(markup).map((line) => new SafeHtml(line)))
     this.cache.set(key, lines)
     return lines

@@ -9,10 +9,10 @@
 // that runs code and nothing a strict Content-Security-Policy would have to block (no style
 // attributes, no event handlers).
 
-import MarkdownIt from 'markdown-it'
+import { createRequire } from 'node:module'
+import type MarkdownIt from 'markdown-it'
 import type { StateCore, Token } from 'markdown-it'
-import { full as emoji } from 'markdown-it-emoji'
-import sanitizeHtml from 'sanitize-html'
+import type sanitizeHtml from 'sanitize-html'
 import { highlightCode } from './highlight.js'
 import { escapeHtml, SafeHtml } from './html.js'
 import { WeightedLru } from './weighted-lru.js'
@@ -43,6 +43,7 @@ export function renderMarkdown(text: string, context: MarkdownContext): SafeHtml
   const key = `${context.baseUrl}\0${context.projectFullPath ?? ''}\0${context.file?.ref ?? ''}\0${context.file?.path ?? ''}\0${context.wiki === true}\0${text}`
   const cached = rendered.get(key)
   if (cached !== undefined) return cached
+  const { markdown, sanitizeHtml } = loadedEngine()
   const html = markdown.render(text, { context, headingIds: new Map(), linkedReferences: 0 } satisfies RenderEnv)
   const safe = new SafeHtml(sanitizeHtml(html, sanitizeOptions(context)))
   rendered.set(key, safe)
@@ -57,34 +58,54 @@ interface RenderEnv {
   linkedReferences: number
 }
 
+// markdown-it, its emoji plugin and the sanitizer (with postcss and htmlparser2) are loaded at the
+// first render, from their CommonJS builds, not at start: an API server never holds them (their
+// modules, the emoji and autolink patterns: a few MB of heap). They load synchronously, so
+// rendering stays a plain function.
+const requireCommonJs = createRequire(import.meta.url)
+
+interface Engine {
+  markdown: MarkdownIt
+  sanitizeHtml: typeof sanitizeHtml
+}
+
+let engine: Engine | null = null
+
 // One instance for every render: configuring markdown-it (and the emoji plugin's pattern of every
 // emoji name) costs far more than rendering a comment.
-const markdown = new MarkdownIt('default', {
-  html: true,
-  linkify: true,
-  highlight: (code, language) => {
-    const highlighted = language === '' ? null : highlightCode(code, language)
-    return highlighted === null ? '' : `<pre class="code highlight"><code class="language-${escapeHtml(language)}">${highlighted.markup}</code></pre>`
-  },
-})
-// Only URLs with a scheme and e-mail addresses are autolinked, as the original does: fuzzy links
-// would turn file names such as `main.rs` or `README.md` into links to web sites.
-markdown.linkify.set({ fuzzyLink: false, fuzzyEmail: true })
-// Shortcodes only: the original does not turn `:)` or `8-)` into emoji.
-markdown.use(emoji, { shortcuts: {} })
-markdown.core.ruler.after('inline', 'task_lists', markTaskLists)
-// Before text_join, so an escaped `\#12` (a separate token until then) stays text.
-markdown.core.ruler.before('text_join', 'references', linkReferences)
-markdown.core.ruler.push('heading_anchors', anchorHeadings)
-markdown.core.ruler.push('table_alignment', alignTableCellsByClass)
-markdown.renderer.rules['task_checkbox'] = (tokens, index) =>
-  `<input type="checkbox" class="task-list-item-checkbox" disabled${tokens[index]!.meta?.['checked'] === true ? ' checked' : ''} aria-label="Task">`
-markdown.renderer.rules['heading_anchor'] = (tokens, index) => {
-  const id = escapeHtml(tokens[index]!.content)
-  // The original's anchor: the id is prefixed so user content cannot take the page's own ids, and
-  // the visible link drops the prefix. It is kept out of the tab order and from screen readers,
-  // which read the heading itself.
-  return `<a id="user-content-${id}" class="anchor" href="#${id}" aria-hidden="true" tabindex="-1"></a>`
+function loadedEngine(): Engine {
+  if (engine !== null) return engine
+  const MarkdownIt = requireCommonJs('markdown-it') as typeof import('markdown-it').default
+  const { full: emoji } = requireCommonJs('markdown-it-emoji') as typeof import('markdown-it-emoji')
+  const markdown = new MarkdownIt('default', {
+    html: true,
+    linkify: true,
+    highlight: (code, language) => {
+      const highlighted = language === '' ? null : highlightCode(code, language)
+      return highlighted === null ? '' : `<pre class="code highlight"><code class="language-${escapeHtml(language)}">${highlighted.markup}</code></pre>`
+    },
+  })
+  // Only URLs with a scheme and e-mail addresses are autolinked, as the original does: fuzzy links
+  // would turn file names such as `main.rs` or `README.md` into links to web sites.
+  markdown.linkify.set({ fuzzyLink: false, fuzzyEmail: true })
+  // Shortcodes only: the original does not turn `:)` or `8-)` into emoji.
+  markdown.use(emoji, { shortcuts: {} })
+  markdown.core.ruler.after('inline', 'task_lists', markTaskLists)
+  // Before text_join, so an escaped `\#12` (a separate token until then) stays text.
+  markdown.core.ruler.before('text_join', 'references', linkReferences)
+  markdown.core.ruler.push('heading_anchors', anchorHeadings)
+  markdown.core.ruler.push('table_alignment', alignTableCellsByClass)
+  markdown.renderer.rules['task_checkbox'] = (tokens, index) =>
+    `<input type="checkbox" class="task-list-item-checkbox" disabled${tokens[index]!.meta?.['checked'] === true ? ' checked' : ''} aria-label="Task">`
+  markdown.renderer.rules['heading_anchor'] = (tokens, index) => {
+    const id = escapeHtml(tokens[index]!.content)
+    // The original's anchor: the id is prefixed so user content cannot take the page's own ids, and
+    // the visible link drops the prefix. It is kept out of the tab order and from screen readers,
+    // which read the heading itself.
+    return `<a id="user-content-${id}" class="anchor" href="#${id}" aria-hidden="true" tabindex="-1"></a>`
+  }
+  engine = { markdown, sanitizeHtml: requireCommonJs('sanitize-html') as typeof sanitizeHtml }
+  return engine
 }
 
 // ---- task lists: `- [ ] todo` and `- [x] done` items get a disabled checkbox

@@ -14,13 +14,17 @@ let bundle: string | null = null
 /**
  * The script that runs `ingot`: this test process's bundle of src/main.ts, built at the first call
  * (a second or two, once). It lies in dist/ beside the shipped one, so it finds package.json, the
- * checkout and node_modules as dist/main.js does; it is removed when the process exits.
+ * checkout and node_modules as dist/main.js does; it and its chunks are removed when the process exits.
  */
 export function ingotMain(): string {
   if (bundle !== null) return bundle
-  const outfile = path.join(ROOT, 'dist', `test-${process.pid}-${randomBytes(4).toString('hex')}.js`)
+  const name = `test-${process.pid}-${randomBytes(4).toString('hex')}`
+  const outfile = path.join(ROOT, 'dist', `${name}.js`)
   process.on('exit', () => {
-    for (const file of [outfile, `${outfile}.map`]) fs.rmSync(file, { force: true })
+    // The entry, and its chunks beside it (scripts/build.mjs): `<name>.<chunk>-<hash>.js`.
+    for (const file of fs.readdirSync(path.join(ROOT, 'dist'))) {
+      if (file.startsWith(`${name}.`)) fs.rmSync(path.join(ROOT, 'dist', file), { force: true })
+    }
   })
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--outfile', outfile], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
   bundle = outfile

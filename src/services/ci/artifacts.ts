@@ -6,7 +6,7 @@
 // Artifacts expire (expire_in, else the instance's default_artifacts_expire_in) unless kept.
 import { createHash, randomBytes } from 'node:crypto'
 import { PassThrough, Transform, pipeline, type Readable } from 'node:stream'
-import yauzl from 'yauzl'
+import type yauzl from 'yauzl'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { CiArtifactFileFormat, CiArtifactFileType, CiJobArtifactEntryRow, CiJobArtifactRow, CiStatus } from '../../db/schema.js'
@@ -14,6 +14,9 @@ import type { BlobStorage } from '../../storage/blob-storage.js'
 import { getApplicationSettings } from '../settings.js'
 import { enqueueStatisticsRefresh } from '../projects/refresh-statistics.js'
 import { parseDuration } from './config/duration.js'
+import { lazyRequire } from '../../common/lazy-require.js'
+
+const zipReader = lazyRequire<typeof yauzl>('yauzl')
 
 export const ARTIFACT_FILE_TYPES: readonly CiArtifactFileType[] = [
   'archive', 'metadata', 'trace', 'junit', 'codequality', 'sast', 'dependency_scanning', 'container_scanning', 'dast',
@@ -143,28 +146,33 @@ export async function storeArtifact(ctx: AppContext, upload: ArtifactUpload): Pr
   return { stored: outcome.stored }
 }
 
-/** yauzl's reads of a zip in blob storage: each a ranged get. */
-class BlobReader extends yauzl.RandomAccessReader {
-  constructor(private readonly blobs: BlobStorage, private readonly key: string) {
-    super()
-  }
+/** yauzl's reads of a zip in blob storage: each a ranged get (the class made once yauzl is loaded). */
+let blobReaderClass: (new (blobs: BlobStorage, key: string) => yauzl.RandomAccessReader) | null = null
 
-  override _readStreamForRange(start: number, end: number): Readable {
-    const through = new PassThrough()
-    this.blobs.get(this.key, { start, end: end - 1 }).then(
-      (stream) => {
-        if (stream === null) through.destroy(new Error(`blob ${this.key} is gone`))
-        else stream.on('error', (err) => through.destroy(err)).pipe(through)
-      },
-      (err: unknown) => through.destroy(err as Error),
-    )
-    return through
+function blobReader(blobs: BlobStorage, key: string): yauzl.RandomAccessReader {
+  blobReaderClass ??= class BlobReader extends zipReader().RandomAccessReader {
+    constructor(private readonly blobs: BlobStorage, private readonly key: string) {
+      super()
+    }
+
+    override _readStreamForRange(start: number, end: number): Readable {
+      const through = new PassThrough()
+      this.blobs.get(this.key, { start, end: end - 1 }).then(
+        (stream) => {
+          if (stream === null) through.destroy(new Error(`blob ${this.key} is gone`))
+          else stream.on('error', (err) => through.destroy(err)).pipe(through)
+        },
+        (err: unknown) => through.destroy(err as Error),
+      )
+      return through
+    }
   }
+  return new blobReaderClass(blobs, key)
 }
 
 function openZip(blobs: BlobStorage, key: string, size: number, lazyEntries: boolean): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.fromRandomAccessReader(new BlobReader(blobs, key), size, { lazyEntries, autoClose: true, validateEntrySizes: true }, (err, zip) => {
+    zipReader().fromRandomAccessReader(blobReader(blobs, key), size, { lazyEntries, autoClose: true, validateEntrySizes: true }, (err, zip) => {
       if (err !== null || zip === undefined) reject(err ?? new Error('no zip'))
       else resolve(zip)
     })
@@ -209,7 +217,7 @@ export async function openArtifactEntry(ctx: Pick<AppContext, 'db' | 'blobs'>, a
   // Encrypted entries cannot be served: there is no password to give.
   if (row === undefined || (row.flags & 1) === 1) return null
   const zip = await openZip(ctx.blobs, artifact.blob_key, artifact.size, true)
-  const entry = Object.assign(new yauzl.Entry(), {
+  const entry = Object.assign(new (zipReader().Entry)(), {
     fileName: row.path, compressedSize: row.compressed_size, uncompressedSize: row.size, compressionMethod: row.compression_method,
     generalPurposeBitFlag: row.flags, relativeOffsetOfLocalHeader: row.local_header_offset, crc32: row.crc32,
   })

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import zlib from 'node:zlib'
-import tar from 'tar-stream'
+import type tarStream from 'tar-stream'
 import type { AppContext } from '../../context.js'
 import { createBundle } from '../../git/bundle.js'
 import { lfsExportMembers, type BlobMember } from '../lfs/lfs-import-export.js'
@@ -18,6 +18,9 @@ import { UPLOAD_SECRET, projectUploadsDir } from '../uploads/attachments.js'
 import { UPLOAD_TEMPORARY_PREFIX } from '../uploads/sweep.js'
 import { uploadsRoot } from '../uploads/user-avatar.js'
 import { writeProjectTree, type ProjectTreeOptions } from './project-tree-writer.js'
+import { lazyRequire } from '../../common/lazy-require.js'
+
+const tar = lazyRequire<typeof tarStream>('tar-stream')
 
 /** The archive format this export writes, the only one 11.5 reads. */
 export const EXPORT_VERSION = '0.2.4'
@@ -144,7 +147,7 @@ const ARCHIVE_GZIP_LEVEL = 1
  * Directories get their own entries, as tar writes them.
  */
 function packArchive(ctx: Pick<AppContext, 'blobs' | 'log'>, files: ArchiveMember[], signal?: AbortSignal): zlib.Gzip {
-  const pack = tar.pack()
+  const pack = tar().pack()
   // Level 1 rather than tar's default 6: the archive is mostly JSON and an already compressed
   // bundle, and level 6 of a few hundred megabytes cost as long as writing project.json itself
   // (the archive is about a fifth larger; any gzip reader takes it).
@@ -182,13 +185,13 @@ function packArchive(ctx: Pick<AppContext, 'blobs' | 'log'>, files: ArchiveMembe
   return gzip
 }
 
-function addEntry(pack: tar.Pack, header: Parameters<tar.Pack["entry"]>[0]): Promise<void> {
+function addEntry(pack: tarStream.Pack, header: Parameters<tarStream.Pack["entry"]>[0]): Promise<void> {
   return new Promise((resolve, reject) => {
     pack.entry(header, (err) => (err ? reject(err) : resolve()))
   })
 }
 
-async function addFile(pack: tar.Pack, name: string, file: string, mtime: Date): Promise<void> {
+async function addFile(pack: tarStream.Pack, name: string, file: string, mtime: Date): Promise<void> {
   const handle = await fsp.open(file, 'r')
   try {
     const { size } = await handle.stat()
@@ -210,7 +213,7 @@ async function openBlob(ctx: Pick<AppContext, 'blobs' | 'log'>, key: string): Pr
 }
 
 /** A file entry of `size` bytes read from `input`, which has exactly that many. */
-function addStream(pack: tar.Pack, name: string, size: number, input: Readable, mtime: Date): Promise<void> {
+function addStream(pack: tarStream.Pack, name: string, size: number, input: Readable, mtime: Date): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const entry = pack.entry({ name, size, type: 'file', mode: 0o644, mtime }, (err) => (err ? reject(err) : resolve()))
     if (size === 0) {

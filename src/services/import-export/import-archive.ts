@@ -9,7 +9,10 @@ import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { Transform, type Readable } from 'node:stream'
 import zlib from 'node:zlib'
-import tar from 'tar-stream'
+import type tarStream from 'tar-stream'
+import { lazyRequire } from '../../common/lazy-require.js'
+
+const tar = lazyRequire<typeof tarStream>('tar-stream')
 
 /** The only archive version 11.5 reads and writes. */
 export const IMPORT_EXPORT_VERSION = '0.2.4'
@@ -54,7 +57,7 @@ function byteLimit(limit: number, error: () => Error): Transform {
  * archive, bodies included, is the job's to read). False for anything else.
  */
 export async function checkImportArchive(archive: Readable, maxExtractedBytes: number): Promise<boolean> {
-  const extract = tar.extract()
+  const extract = tar().extract()
   let found = false
   const done = new Promise<boolean>((resolve) => {
     extract.on('entry', (header, stream, next) => {
@@ -101,7 +104,7 @@ export async function extractImportArchive(archive: Readable, dir: string, maxEx
   const files = new Set<string>()
   let total = 0
   let members = 0
-  const extract = tar.extract()
+  const extract = tar().extract()
   extract.on('entry', (header, stream, next) => {
     const fail = (err: Error) => {
       // The entry's stream is destroyed with the archive: its error is the archive's, told once.

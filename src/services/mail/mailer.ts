@@ -1,8 +1,9 @@
 // Outgoing email. Everything that mails (notification email, integrations) sends a MailMessage
 // through ctx.mailer, which exists only when INGOT_SMTP_URL is configured; callers check for null
 // and send from background jobs, so a slow or failing SMTP server never holds up a request and a
-// failed send is retried by the job queue.
-import nodemailer from 'nodemailer'
+// failed send is retried by the job queue. nodemailer (the largest package in the bundle) is loaded
+// at the first message, not at start: an idle server holds none of it.
+import type { Transporter } from 'nodemailer'
 
 export interface MailMessage {
   to: string | string[]
@@ -25,10 +26,12 @@ export interface Mailer {
 
 /** A mailer over SMTP: `smtp://` (STARTTLS when the server offers it) or `smtps://` (TLS from the start). */
 export function createSmtpMailer(smtpUrl: string, defaultFrom: string): Mailer {
-  const transport = nodemailer.createTransport(smtpUrl)
+  let transport: Transporter | null = null
+  let opening: Promise<Transporter> | null = null
+  const open = (): Promise<Transporter> => opening ??= import('nodemailer').then(({ default: nodemailer }) => (transport = nodemailer.createTransport(smtpUrl)))
   return {
     async send(message) {
-      await transport.sendMail({
+      await (transport ?? await open()).sendMail({
         from: message.from ?? defaultFrom,
         to: message.to,
         ...(message.bcc === undefined ? {} : { bcc: message.bcc }),
@@ -40,7 +43,7 @@ export function createSmtpMailer(smtpUrl: string, defaultFrom: string): Mailer {
       })
     },
     async close() {
-      transport.close()
+      transport?.close()
     },
   }
 }

@@ -2,7 +2,6 @@
 // original: an RS256 id_token with the code flow's token when the openid scope was granted, the
 // userinfo claims, the discovery document and the public keys. Claims are the original's
 // (config/initializers/doorkeeper_openid_connect.rb) without sub_legacy and groups.
-import { SignJWT } from 'jose'
 import type { OauthApplicationRow, UserRow } from '../../db/schema.js'
 import { OAUTH_SCOPES } from '../../auth/actor.js'
 import { presentContext } from '../../entities/common.js'
@@ -51,6 +50,7 @@ export async function signIdToken(input: {
   dataDir: string
 }): Promise<string> {
   const key = await signingKey(input.dataDir)
+  const { SignJWT } = await import('jose')
   const now = Math.floor(Date.now() / 1000)
   return new SignJWT({
     ...userClaims(input.user, input.baseUrl),

@@ -2,9 +2,10 @@
 // (oidc-signing-key.pem, mode 0600) when `ingot web` starts (or at first use, as in tests) and kept
 // there, so tokens signed before a restart still verify.
 // Its public half is published as a JWKS whose key id is the key's RFC 7638 thumbprint.
-import { createPublicKey, generateKeyPairSync } from 'node:crypto'
+// The start only makes (or reads and checks) the file; jose is loaded at the first token or JWKS.
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto'
 import path from 'node:path'
-import { calculateJwkThumbprint, exportJWK, importPKCS8, type CryptoKey, type JWK } from 'jose'
+import type { CryptoKey, JWK } from 'jose'
 import { readOrCreateKeyFile } from '../../common/key-file.js'
 
 export const SIGNING_KEY_FILE = 'oidc-signing-key.pem'
@@ -30,12 +31,25 @@ export function signingKey(dataDir: string): Promise<SigningKey> {
   return key
 }
 
-async function loadSigningKey(file: string): Promise<SigningKey> {
-  const pem = readOrCreateKeyFile(file, () => generateKeyPairSync('rsa', {
+/**
+ * Makes the instance's key file when there is none, and checks that the file holds a private key
+ * (`ingot web` does at start, so a data directory that cannot keep it fails the start).
+ */
+export function ensureSigningKeyFile(dataDir: string): void {
+  createPrivateKey(readSigningKeyFile(path.join(dataDir, SIGNING_KEY_FILE)))
+}
+
+function readSigningKeyFile(file: string): string {
+  return readOrCreateKeyFile(file, () => generateKeyPairSync('rsa', {
     modulusLength: 2048,
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     publicKeyEncoding: { type: 'spki', format: 'pem' },
   }).privateKey)
+}
+
+async function loadSigningKey(file: string): Promise<SigningKey> {
+  const pem = readSigningKeyFile(file)
+  const { calculateJwkThumbprint, exportJWK, importPKCS8 } = await import('jose')
   const privateKey = await importPKCS8(pem, SIGNING_ALGORITHM)
   const jwk = await exportJWK(createPublicKey(pem))
   const kid = await calculateJwkThumbprint(jwk, 'sha256')

@@ -2,8 +2,11 @@
 // 1.1, so `yes`/`no`/`on`/`off` are booleans and `<<` merges mappings; the root must be a mapping.
 // A CI file is anyone's to push, so reading it is bounded: its size, how often aliases expand
 // (a "billion laughs" file) and how deep it nests, each refused with an error rather than memory.
-import { parseAllDocuments, type ScalarTag, type Tags } from 'yaml'
+import type { ScalarTag, Tags } from 'yaml'
+import { lazyRequire } from '../../../common/lazy-require.js'
 import { isYamlHash, type YamlHash } from './types.js'
+
+const yaml = lazyRequire<typeof import('yaml')>('yaml')
 
 /** The original's later limits (Gitlab::Config::Loader::Yaml): 1 MiB and 100 levels. */
 const MAX_CI_FILE_BYTES = 1024 * 1024
@@ -70,7 +73,7 @@ export function loadCiYaml(content: string): LoadResult {
   if (nestsTooDeep(content)) return { ok: false, error: 'The parsed YAML is too deep' }
   try {
     // Psych reads the first document of a stream and ignores the rest.
-    const parsed = parseAllDocuments(content, { version: '1.1', schema: 'yaml-1.1', customTags: psychTags, uniqueKeys: false })
+    const parsed = yaml().parseAllDocuments(content, { version: '1.1', schema: 'yaml-1.1', customTags: psychTags, uniqueKeys: false })
     const doc = Array.isArray(parsed) ? parsed[0] : undefined
     if (doc === undefined) return { ok: false, error: 'Invalid configuration format' }
     const [syntaxError] = doc.errors

@@ -3,7 +3,10 @@
 // the input whatever the pattern, so `/(a+)+$/` against a long name costs microseconds, not the
 // event loop. RE2 has no backreferences or lookaround; a pattern that uses them does not compile
 // and is reported as invalid by the lint. Patterns and inputs are capped all the same.
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
+import { lazyRequire } from '../../../common/lazy-require.js'
+
+const re2js = lazyRequire<typeof import('re2js')>('re2js')
 
 const MAX_PATTERN_LENGTH = 1024
 const MAX_INPUT_LENGTH = 256 * 1024
@@ -22,12 +25,13 @@ function compile(source: string, flags: string): RE2JS | null {
   const key = `${flags}/${source}`
   const known = compiled.get(key)
   if (known !== undefined) return known
-  let options = RE2JS.MULTILINE
-  if (flags.includes('i')) options |= RE2JS.CASE_INSENSITIVE
-  if (flags.includes('m') || flags.includes('s')) options |= RE2JS.DOTALL
+  const { RE2JS: Re2 } = re2js()
+  let options = Re2.MULTILINE
+  if (flags.includes('i')) options |= Re2.CASE_INSENSITIVE
+  if (flags.includes('m') || flags.includes('s')) options |= Re2.DOTALL
   let pattern: RE2JS | null
   try {
-    pattern = RE2JS.compile(source, options)
+    pattern = Re2.compile(source, options)
   } catch {
     pattern = null
   }
