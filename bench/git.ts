@@ -17,8 +17,9 @@ import { openDatabase, type DatabaseHandle } from '../src/db/index.js'
 import { ensureFixtures } from './git-fixtures.js'
 import { load, log, median, percentile, ROOT_TOKEN, rootApi, rssOf, startBenchServer, stop, timed, type Row } from './harness.js'
 
-const PORT = 18_510
-const NGINX_PORT = 18_520
+/** BENCH_GIT_PORT moves the server (and nginx, 10 above it), so that two checkouts can measure at once. */
+const PORT = Number(process.env.BENCH_GIT_PORT ?? 18_510)
+const NGINX_PORT = PORT + 10
 const BASE = `http://127.0.0.1:${PORT}`
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const PINNED = ['taskset', '-c', '0']
