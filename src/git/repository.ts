@@ -1,14 +1,20 @@
 // GitRepository: every read and ref update Ingot makes on one bare repository, on top of the
 // long-lived cat-file readers (lookups, objects) and short git commands (log, ls-tree, refs).
 // Revisions are checked with isSafeRevision before they reach git; refs move by compare-and-swap.
+import { access } from 'node:fs/promises'
+import { join } from 'node:path'
 import { GitError, isFullObjectId, isSafeRevision, runGit, runGitBuffer, runGitLimited, searchesHistory, type LimitedOutput, type RunGitOptions } from './command.js'
 import { historySearchRefused } from '../common/errors.js'
 import { MAX_INSTANT, MIN_INSTANT } from '../db/values.js'
 import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
 import { BRANCH_PREFIX, TAG_PREFIX } from './ref-names.js'
 import { ImmutableMemo } from './memo.js'
+import { readLooseObject } from './quarantine.js'
 
 const mergeBases = new ImmutableMemo<string | null>()
+
+/** How many commits isAncestor follows by itself before asking git. */
+const LINE_WALK_LIMIT = 100
 
 export const NULL_OID = '0000000000000000000000000000000000000000'
 
@@ -190,8 +196,12 @@ export class GitRepository {
     }
   }
 
-  /** Whether `ancestor` is reachable from `descendant`. */
+  /**
+   * Whether `ancestor` is reachable from `descendant`. `env` is a pre-receive hook's (the push's
+   * objects in quarantine there).
+   */
   async isAncestor(ancestor: string, descendant: string, env?: Record<string, string>): Promise<boolean> {
+    if (await this.lineReaches(descendant, ancestor, env?.GIT_OBJECT_DIRECTORY)) return true
     try {
       await this.run(['merge-base', '--is-ancestor', '--end-of-options', ancestor, descendant], env === undefined ? {} : { env })
       return true
@@ -199,6 +209,29 @@ export class GitRepository {
       if (err instanceof GitError && err.exitCode === 1) return false
       throw err
     }
+  }
+
+  /**
+   * Whether following single parents from `from` reaches `to` within LINE_WALK_LIMIT commits,
+   * read from the quarantine directory `quarantine` (loose) or through the cat-file reader: what a
+   * push of a few commits on top of a branch is, and then proof that `to` is an ancestor. False
+   * means only "not shown so" (a merge, a longer or other history, a packed push): ask git. The
+   * walk steps aside wherever git would see other parents than the objects say: a replacement
+   * (`refs/replace/<id>`) of a commit on the way, grafts, a shallow repository.
+   */
+  private async lineReaches(from: string, to: string, quarantine: string | undefined): Promise<boolean> {
+    if (!isFullObjectId(from) || !isFullObjectId(to)) return false
+    const altered = await Promise.all(['shallow', 'info/grafts'].map((file) => access(join(this.gitDir, file)).then(() => true, () => false)))
+    if (altered.includes(true)) return false
+    let id = from
+    for (let steps = 0; id !== to; steps++) {
+      if (steps === LINE_WALK_LIMIT || await this.info(`refs/replace/${id}`) !== null) return false
+      const loose = quarantine === undefined ? null : await readLooseObject(quarantine, id)
+      const commit = loose === null ? await this.readCommit(id) : loose.type === 'commit' ? parseCommit(id, loose.data) : null
+      if (commit === null || commit.parents.length !== 1) return false
+      id = commit.parents[0]!
+    }
+    return true
   }
 
   /** The best common ancestor of the commits; null when they share none. */

@@ -9,14 +9,52 @@ import path from 'node:path'
 import { runGit } from './command.js'
 import { CatFilePool } from './cat-file.js'
 import { GitRepository } from './repository.js'
-import { BRANCH_PREFIX } from './ref-names.js'
+import { BRANCH_PREFIX, isValidRefName } from './ref-names.js'
 
 /** Repositories made before their project's row is written (stageEmpty, stageFork); never a hashed path. */
 export const STAGING_FOLDER = '@staging'
 
+/** A directory or file of the empty repository `git init --bare` makes, relative to its top. */
+interface LayoutEntry {
+  path: string
+  mode: number
+  /** null for a directory. */
+  content: Buffer | null
+}
+
+/** The branch the captured layout's HEAD names; each repository's HEAD is written anew. */
+const LAYOUT_BRANCH = 'master'
+
+/**
+ * The directories and files of a directory tree, parents before children; null when it holds
+ * anything else (a symbolic link: a template this code does not know how to copy).
+ */
+async function readLayout(top: string): Promise<LayoutEntry[] | null> {
+  const layout: LayoutEntry[] = []
+  const walk = async (relative: string): Promise<boolean> => {
+    for (const entry of (await fs.readdir(path.join(top, relative), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const entryPath = path.join(relative, entry.name)
+      const full = path.join(top, entryPath)
+      const { mode } = await fs.stat(full)
+      if (entry.isDirectory()) {
+        layout.push({ path: entryPath, mode: mode & 0o7777, content: null })
+        if (!await walk(entryPath)) return false
+      } else if (entry.isFile()) {
+        layout.push({ path: entryPath, mode: mode & 0o7777, content: await fs.readFile(full) })
+      } else {
+        return false
+      }
+    }
+    return true
+  }
+  return await walk('') ? layout : null
+}
+
 export class RepositoryStorage {
   readonly root: string
   readonly objects = new CatFilePool()
+  /** What `git init --bare` writes here (see emptyLayout): learnt from git once, then written by us. */
+  private emptyRepositoryLayout: Promise<LayoutEntry[] | null> | null = null
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, 'repositories')
@@ -77,8 +115,50 @@ export class RepositoryStorage {
    */
   async stageEmpty(defaultBranch: string | null): Promise<string> {
     const dir = await this.stagingPath()
-    await runGit(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch ?? 'master'}`, dir])
+    const branch = defaultBranch ?? 'master'
+    // A name git would refuse goes to git, which refuses it in its own words.
+    const layout = isValidRefName(branch) ? await this.emptyLayout() : null
+    if (layout === null) {
+      await runGit(['init', '--bare', '--quiet', `--initial-branch=${branch}`, dir])
+      return dir
+    }
+    try {
+      await fs.mkdir(dir)
+      // Directories in order (parents first), then the files side by side.
+      for (const entry of layout) if (entry.content === null) await fs.mkdir(path.join(dir, entry.path), { mode: entry.mode })
+      await Promise.all(layout.map((entry) => entry.content === null ? null : fs.writeFile(
+        path.join(dir, entry.path), entry.path === 'HEAD' ? `ref: ${BRANCH_PREFIX}${branch}\n` : entry.content, { mode: entry.mode, flag: 'wx' },
+      )))
+    } catch (err) {
+      await this.discard(dir)
+      throw err
+    }
     return dir
+  }
+
+  /**
+   * The files and directories of a new empty bare repository, as this git makes them on this
+   * filesystem: one `git init --bare` in the staging folder per process (its probes of the
+   * filesystem, such as core.filemode, hold for every repository staged there), read back and
+   * removed. Each later repository is the same entries written by us, its HEAD naming its own
+   * branch: a project's creation starts no git process. Null (git init each time) when the
+   * template holds what readLayout does not copy or HEAD is not as expected.
+   */
+  private emptyLayout(): Promise<LayoutEntry[] | null> {
+    this.emptyRepositoryLayout ??= (async () => {
+      const dir = await this.stagingPath()
+      try {
+        await runGit(['init', '--bare', '--quiet', `--initial-branch=${LAYOUT_BRANCH}`, dir])
+        const layout = await readLayout(dir)
+        const head = layout?.find((entry) => entry.path === 'HEAD')
+        return head?.content?.toString('utf8') === `ref: ${BRANCH_PREFIX}${LAYOUT_BRANCH}\n` ? layout : null
+      } finally {
+        await this.discard(dir)
+      }
+    })()
+    // A failed attempt (a full disk) is not remembered: the next creation asks git again.
+    this.emptyRepositoryLayout.catch(() => { this.emptyRepositoryLayout = null })
+    return this.emptyRepositoryLayout
   }
 
   /**

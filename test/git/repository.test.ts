@@ -2,6 +2,10 @@
 // through the long-lived cat-file readers, trees, diffs, refs moved only by compare-and-swap.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { gitProcessCounts } from '../../src/git/processes.js'
 import { NULL_OID, signatureTime, type GitRepository } from '../../src/git/repository.js'
 import { writeCommit } from '../../src/git/write.js'
 import { diffCommits } from '../../src/git/diff.js'
@@ -73,6 +77,38 @@ describe('git repository layer', () => {
     const annotated = refs.find((r) => r.name === 'refs/tags/v1')
     assert.deepEqual([light?.commit, light?.tagMessage], [main, null])
     assert.deepEqual([annotated?.commit, annotated?.targetType, annotated?.tagMessage], [main, 'tag', 'Version 1'])
+  })
+
+  it('tells ancestry from a push\'s quarantined loose commits without git, and leaves the rest to git', async () => {
+    // As receive-pack gives its pre-receive hook: the push's objects in a directory of their own.
+    const quarantine = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-quarantine-'))
+    const env = { GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(repo.gitDir, 'objects') }
+    const second = (await repo.resolveCommit('main'))!
+    const { tree } = (await repo.readCommit(second))!
+    const commitObject = (parents: string[], message: string) => [`tree ${tree}`, ...parents.map((p) => `parent ${p}`),
+      'author Ada <ada@example.com> 1700000000 +0000', 'committer Ada <ada@example.com> 1700000000 +0000', '', message, ''].join('\n')
+    const write = async (content: string, into: Record<string, string> = env) => (await repo.run(['hash-object', '-t', 'commit', '-w', '--stdin'], { input: content, env: into })).trim()
+    const third = await write(commitObject([second], 'third'))
+    const fourth = await write(commitObject([third], 'fourth'))
+    const orphan = await write(commitObject([], 'orphan'))
+    const mergeBases = () => gitProcessCounts().get('merge-base')?.started ?? 0
+    try {
+      const before = mergeBases()
+      assert.equal(await repo.isAncestor(second, fourth, env), true)
+      assert.equal(await repo.isAncestor(fourth, fourth, env), true)
+      assert.equal(mergeBases(), before, 'a line of single parents is followed without git')
+      assert.equal(await repo.isAncestor(second, orphan, env), false)
+      assert.equal(await repo.isAncestor(fourth, second, env), false)
+      assert.ok(mergeBases() > before, 'what the line does not show is git\'s to answer')
+      // A replacement of a commit on the way changes its parents for git: the walk leaves it to git.
+      const replacement = await write(commitObject([], 'replacement'), {})
+      await repo.run(['update-ref', `refs/replace/${third}`, replacement])
+      assert.equal(await repo.isAncestor(second, fourth, env), false)
+      await repo.run(['update-ref', '-d', `refs/replace/${third}`])
+      assert.equal(await repo.isAncestor(second, fourth, env), true)
+    } finally {
+      await fs.rm(quarantine, { recursive: true, force: true })
+    }
   })
 
   it('keeps reading after many requests in flight at once', async () => {
