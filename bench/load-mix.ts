@@ -26,7 +26,7 @@
 // the server's CPU share over the run (utime+stime of the process, and with its reaped children:
 // git, hooks); its peak RSS without git children (VmHWM after clear_refs, and VmRSS sampled every
 // 100 ms) and its RSS idle before and after; at 10×, where it breaks first.
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
@@ -48,6 +48,8 @@ const USERS = 1_000
 const ISSUES = 30
 const MERGE_REQUESTS = 5
 const LATENCY_TARGET_MS = 50
+/** How long a run waits for its last answers after the schedule ends. */
+const DRAIN_MS = 60_000
 const RSS_TARGET_MB = 150
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length'])
 const GIT_QUIET = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false', '-c', 'fetch.writeCommitGraph=false']
@@ -78,6 +80,10 @@ interface Fixture {
   pushSource: string
 }
 
+/** Why requests failed in the present run, with their counts: the status and request, or git's last line on stderr. */
+const failures = new Map<string, number>()
+const failed = (reason: string) => { failures.set(reason, (failures.get(reason) ?? 0) + 1); return false }
+
 /** One request on a keep-alive agent; resolves whether it got the expected status (body read to its end). */
 function send(port: number, agent: http.Agent, request: HttpRequest): Promise<boolean> {
   return new Promise((resolve) => {
@@ -85,10 +91,10 @@ function send(port: number, agent: http.Agent, request: HttpRequest): Promise<bo
       : { ...request.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(request.body)) }
     const req = http.request({ host: '127.0.0.1', port, method: request.method, path: request.path, agent, headers }, (res) => {
       res.on('data', () => {})
-      res.on('end', () => resolve(res.statusCode === request.expect))
-      res.on('error', () => resolve(false))
+      res.on('end', () => resolve(res.statusCode === request.expect || failed(`${res.statusCode} ${request.method} ${request.path}`)))
+      res.on('error', (err) => resolve(failed(err.message)))
     })
-    req.on('error', () => resolve(false))
+    req.on('error', (err) => resolve(failed(err.message)))
     req.setTimeout(60_000, () => req.destroy())
     req.end(request.body)
   })
@@ -114,12 +120,19 @@ function capture(request: HttpRequest): Promise<FloorAnswer> {
   })
 }
 
+/** The git clients running, killed when a run's requests are left unanswered (see runSchedule). */
+const running = new Set<ChildProcess>()
+
 /** Runs git on CPU 1 (this process's CPU); resolves whether it exited 0. */
 function git(args: readonly string[]): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn('git', [...GIT_QUIET, ...args], { stdio: 'ignore', env: { ...process.env, ...IDENTITY } })
-    child.on('error', () => resolve(false))
-    child.on('close', (code) => resolve(code === 0))
+    const child = spawn('git', [...GIT_QUIET, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...IDENTITY } })
+    running.add(child)
+    child.once('exit', () => running.delete(child))
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    child.on('error', (err) => resolve(failed(err.message)))
+    child.on('close', (code) => resolve(code === 0 || failed(`git ${args.includes('push') ? 'push' : 'fetch'}: ${stderr.trim().split('\n').pop() ?? ''}`)))
   })
 }
 
@@ -282,10 +295,16 @@ const floorTarget = (fixture: Fixture, scale: number, mirror: string) => makeTar
   pull: ['--upload-pack', 'taskset -c 0 git-upload-pack'], push: ['--receive-pack', 'taskset -c 0 git-receive-pack'],
 })
 
-/** Fires every kind at its rate × scale for SECONDS, open loop; every request's sample once all have ended. */
+/**
+ * Fires every kind at its rate × scale for SECONDS, open loop; every request's sample once all have
+ * ended, or DRAIN_MS after the last was sent: those still unanswered then count as failed (their git
+ * clients killed), so an overloaded run ends.
+ */
 async function runSchedule(target: Target, scale: number): Promise<Sample[]> {
   const samples: Sample[] = []
   const pending: Promise<void>[] = []
+  const unanswered = new Map<number, Omit<Sample, 'latency' | 'ok'>>()
+  let id = 0
   const start = performance.now() + 50
   await Promise.all(KINDS.map(async (kind, k) => {
     const interval = 1000 / (RATES[kind] * scale)
@@ -296,10 +315,20 @@ async function runSchedule(target: Target, scale: number): Promise<Sample[]> {
       const wait = at - performance.now()
       if (wait >= 1) await sleep(wait)
       const lag = performance.now() - at
-      pending.push(target.fire[kind](n).then((ok) => { samples.push({ kind, at: at - start, latency: performance.now() - at, lag, ok }) }))
+      const mine = id++
+      unanswered.set(mine, { kind, at: at - start, lag })
+      pending.push(target.fire[kind](n).then((ok) => {
+        if (unanswered.delete(mine)) samples.push({ kind, at: at - start, latency: performance.now() - at, lag, ok })
+      }))
     }
   }))
-  await Promise.all(pending)
+  await Promise.race([Promise.all(pending), sleep(DRAIN_MS)])
+  for (const sample of unanswered.values()) {
+    failed(`unanswered ${DRAIN_MS / 1000} s after the schedule's end`)
+    samples.push({ ...sample, latency: Infinity, ok: false })
+  }
+  unanswered.clear()
+  for (const child of running) child.kill('SIGKILL')
   return samples
 }
 
@@ -316,7 +345,7 @@ function peakRssOf(pid: number): number {
   return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
 }
 
-interface RunResult { samples: Sample[]; cpuSelf: number; cpuWithChildren: number; idleBefore: number; peak: number; idleAfter: number }
+interface RunResult { samples: Sample[]; failures: Map<string, number>; cpuSelf: number; cpuWithChildren: number; idleBefore: number; peak: number; idleAfter: number }
 
 /** One run against Ingot: the schedule, and meanwhile the server's CPU and memory. */
 async function runIngot(fixture: Fixture, scale: number, pid: number): Promise<RunResult> {
@@ -337,6 +366,7 @@ async function runIngot(fixture: Fixture, scale: number, pid: number): Promise<R
   const before = cpuOf(pid)
   const started = performance.now()
   let samples: Sample[]
+  failures.clear()
   try {
     samples = await runSchedule(target, scale)
   } finally {
@@ -349,7 +379,7 @@ async function runIngot(fixture: Fixture, scale: number, pid: number): Promise<R
   const peak = Math.max(sampled, hwmReset ? peakRssOf(pid) : 0)
   await sleep(10_000)
   return {
-    samples, cpuSelf: (after.self - before.self) / seconds,
+    samples, failures: new Map(failures), cpuSelf: (after.self - before.self) / seconds,
     cpuWithChildren: (after.self + after.children - before.self - before.children) / seconds,
     idleBefore, peak, idleAfter: rssOf(pid),
   }
@@ -380,7 +410,7 @@ function breakingPoint(samples: readonly Sample[]): string {
   return 'nowhere: every kind passed, API and page p90 within 50 ms in every 5 s window'
 }
 
-function rowsOf(scale: number, ingot: RunResult, floor: Sample[]): Row[] {
+function rowsOf(scale: number, ingot: RunResult, floor: Sample[], floorFailures: Map<string, number>): Row[] {
   const rows: Row[] = []
   const label = `load mix ${scale}× (${KINDS.map((kind) => `${RATES[kind] * scale} ${kind}`).join(', ')} per s, ${SECONDS} s)`
   const loadAverage = os.loadavg().map((value) => value.toFixed(1)).join(' ')
@@ -400,7 +430,7 @@ function rowsOf(scale: number, ingot: RunResult, floor: Sample[]): Row[] {
   const lag = percentile(ingot.samples.map((sample) => sample.lag), 99)
   rows.push({
     metric: `${label}: the server's CPU share (its process; with its git children) — load average ${loadAverage}, generator lag p99 ${lag.toFixed(1)} ms`,
-    value: `${(ingot.cpuSelf * 100).toFixed(0)} %; ${(ingot.cpuWithChildren * 100).toFixed(0)} % of a core`,
+    value: `${(ingot.cpuSelf * 100).toFixed(1)} %; ${(ingot.cpuWithChildren * 100).toFixed(1)} % of a core`,
     target: scale === 1 ? '≤ 100 % (one core)' : '', ok: scale === 1 ? ingot.cpuWithChildren <= 1 : null,
   })
   rows.push({
@@ -408,6 +438,11 @@ function rowsOf(scale: number, ingot: RunResult, floor: Sample[]): Row[] {
     value: `${ingot.idleBefore.toFixed(0)} → ${ingot.peak.toFixed(0)} → ${ingot.idleAfter.toFixed(0)} MB`,
     target: `≤ ${RSS_TARGET_MB} MB`, ok: ingot.peak <= RSS_TARGET_MB,
   })
+  for (const [who, reasons] of [['Ingot', ingot.failures], ['the floor', floorFailures]] as const) {
+    if (reasons.size === 0) continue
+    const top = [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([reason, count]) => `${count} × ${reason}`).join('; ')
+    rows.push({ metric: `${label}: failures of ${who}, the most frequent`, value: top, target: '', ok: null })
+  }
   if (scale > 1) rows.push({ metric: `${label}: where it breaks first`, value: breakingPoint(ingot.samples), target: '', ok: null })
   return rows
 }
@@ -448,6 +483,7 @@ export async function measureLoadMix(): Promise<Row[]> {
         log(`[load-mix] ${scale}×: the floor for ${SECONDS} s`)
         const floorServer = await startFloorServer(answersFile, FLOOR_PORT)
         let floor: Sample[]
+        failures.clear()
         try {
           const target = await floorTarget(fixture, scale, mirror)
           try {
@@ -458,7 +494,7 @@ export async function measureLoadMix(): Promise<Row[]> {
         } finally {
           await stop(floorServer)
         }
-        rows.push(...rowsOf(scale, ingot, floor))
+        rows.push(...rowsOf(scale, ingot, floor, new Map(failures)))
       }
     } finally {
       await stop(server)
