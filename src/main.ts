@@ -7,6 +7,7 @@
 // still running then are handed back for another process. web, worker and migrate refuse to start
 // (exit 2) with a git older than the releases that fixed its known flaws (git/version.ts).
 import { endStartUp } from './start-up-heap.js'
+import { boundServingHeap } from './serving-heap.js'
 import fs from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -143,6 +144,7 @@ async function main(argv: string[]): Promise<number> {
     command: [process.execPath, ...process.execArgv, process.argv[1]!, 'runner'],
   })
   endStartUp()
+  boundServingHeap()
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
   await closeOnSignal(ctx, stopSignal, async () => {
     stopSweeps()
