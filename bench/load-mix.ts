@@ -82,19 +82,25 @@ interface Fixture {
 
 /** Why requests failed in the present run, with their counts: the status and request, or git's last line on stderr. */
 const failures = new Map<string, number>()
-const failed = (reason: string) => { failures.set(reason, (failures.get(reason) ?? 0) + 1); return false }
+/** Counts up as each run ends: a request of an earlier run that fails late (its git killed) is not counted again. */
+let epoch = 0
+const failed = (reason: string, of: number) => {
+  if (of === epoch) failures.set(reason, (failures.get(reason) ?? 0) + 1)
+  return false
+}
 
 /** One request on a keep-alive agent; resolves whether it got the expected status (body read to its end). */
 function send(port: number, agent: http.Agent, request: HttpRequest): Promise<boolean> {
+  const run = epoch
   return new Promise((resolve) => {
     const headers = request.body === undefined ? request.headers
       : { ...request.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(request.body)) }
     const req = http.request({ host: '127.0.0.1', port, method: request.method, path: request.path, agent, headers }, (res) => {
       res.on('data', () => {})
-      res.on('end', () => resolve(res.statusCode === request.expect || failed(`${res.statusCode} ${request.method} ${request.path}`)))
-      res.on('error', (err) => resolve(failed(err.message)))
+      res.on('end', () => resolve(res.statusCode === request.expect || failed(`${res.statusCode} ${request.method} ${request.path}`, run)))
+      res.on('error', (err) => resolve(failed(err.message, run)))
     })
-    req.on('error', (err) => resolve(failed(err.message)))
+    req.on('error', (err) => resolve(failed(err.message, run)))
     req.setTimeout(60_000, () => req.destroy())
     req.end(request.body)
   })
@@ -124,15 +130,17 @@ function capture(request: HttpRequest): Promise<FloorAnswer> {
 const running = new Set<ChildProcess>()
 
 /** Runs git on CPU 1 (this process's CPU); resolves whether it exited 0. */
-function git(args: readonly string[]): Promise<boolean> {
+function git(args: readonly string[], run: number): Promise<boolean> {
+  // A push queued behind one of a run that has ended is not started.
+  if (run !== epoch) return Promise.resolve(false)
   return new Promise((resolve) => {
     const child = spawn('git', [...GIT_QUIET, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...IDENTITY } })
     running.add(child)
     child.once('exit', () => running.delete(child))
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-    child.on('error', (err) => resolve(failed(err.message)))
-    child.on('close', (code) => resolve(code === 0 || failed(`git ${args.includes('push') ? 'push' : 'fetch'}: ${stderr.trim().split('\n').pop() ?? ''}`)))
+    child.on('error', (err) => resolve(failed(err.message, run)))
+    child.on('close', (code) => resolve(code === 0 || failed(`git ${args.includes('push') ? 'push' : 'fetch'}: ${stderr.trim().split('\n').pop() ?? ''}`, run)))
   })
 }
 
@@ -259,14 +267,15 @@ async function gitFirers(fixture: Fixture, scale: number, label: string, url: st
       const dir = pool.pop() ?? makeSlot()
       // One commit behind: the ref is set back to master's parent, whose objects the clone has.
       fs.writeFileSync(path.join(dir, 'refs', 'heads', 'master'), `${fixture.parent}\n`)
-      const ok = await git(['--git-dir', dir, 'fetch', '--quiet', '--no-tags', ...extra.pull, url, '+refs/heads/master:refs/heads/master'])
+      const ok = await git(['--git-dir', dir, 'fetch', '--quiet', '--no-tags', ...extra.pull, url, '+refs/heads/master:refs/heads/master'], epoch)
       pool.push(dir)
       return ok
     },
     push(n) {
+      const of = epoch
       const slot = n % slots
       const commit = chains[slot]![Math.floor(n / slots)]!
-      const run = slotTail[slot]!.then(() => git(['--git-dir', fixture.pushSource, 'push', '--quiet', ...extra.push, url, `${commit}:refs/heads/load-${scale}x-${slot}`]))
+      const run = slotTail[slot]!.then(() => git(['--git-dir', fixture.pushSource, 'push', '--quiet', ...extra.push, url, `${commit}:refs/heads/load-${scale}x-${slot}`], of))
       slotTail[slot] = run
       return run
     },
@@ -324,10 +333,11 @@ async function runSchedule(target: Target, scale: number): Promise<Sample[]> {
   }))
   await Promise.race([Promise.all(pending), sleep(DRAIN_MS)])
   for (const sample of unanswered.values()) {
-    failed(`unanswered ${DRAIN_MS / 1000} s after the schedule's end`)
+    failed(`unanswered ${DRAIN_MS / 1000} s after the schedule's end`, epoch)
     samples.push({ ...sample, latency: Infinity, ok: false })
   }
   unanswered.clear()
+  epoch++
   for (const child of running) child.kill('SIGKILL')
   return samples
 }
@@ -410,6 +420,9 @@ function breakingPoint(samples: readonly Sample[]): string {
   return 'nowhere: every kind passed, API and page p90 within 50 ms in every 5 s window'
 }
 
+/** A latency for a row: unanswered ones are infinite. */
+const ms = (value: number) => Number.isFinite(value) ? value.toFixed(1) : '∞'
+
 function rowsOf(scale: number, ingot: RunResult, floor: Sample[], floorFailures: Map<string, number>): Row[] {
   const rows: Row[] = []
   const label = `load mix ${scale}× (${KINDS.map((kind) => `${RATES[kind] * scale} ${kind}`).join(', ')} per s, ${SECONDS} s)`
@@ -423,7 +436,7 @@ function rowsOf(scale: number, ingot: RunResult, floor: Sample[], floorFailures:
     const met = share === 1 && (!timed || mine.p90 <= LATENCY_TARGET_MS)
     rows.push({
       metric: `${label}: ${kind} — passing, p90 / p99 (floor: ${kind === 'pull' || kind === 'push' ? 'git over file://' : 'floor-server replay'})`,
-      value: `${mine.passing}/${mine.count}, ${mine.p90.toFixed(1)} / ${mine.p99.toFixed(1)} ms (floor ${theirs.passing}/${theirs.count}, ${theirs.p90.toFixed(1)} / ${theirs.p99.toFixed(1)} ms)`,
+      value: `${mine.passing}/${mine.count}, ${ms(mine.p90)} / ${ms(mine.p99)} ms (floor ${theirs.passing}/${theirs.count}, ${ms(theirs.p90)} / ${ms(theirs.p99)} ms)`,
       target: scale === 1 ? target : '', ok: scale === 1 ? met : null,
     })
   }
