@@ -16,8 +16,8 @@
 // transfer (bench/web-pages.ts). The API lists beside a separate Fastify process sending the same
 // answers, under wrk (bench/api-compare.ts).
 // The 1k-user load mix (20 API, 2 page, 2 pull, 1 push per second, open loop) at 1× and 10× beside
-// its floor, with the server's CPU share and peak RSS (bench/load-mix.ts; BENCH_PARTS=load-mix, about
-// six minutes; BENCH_LOAD_MIX_SECONDS, BENCH_LOAD_MIX_SCALES).
+// its floor, with the server's CPU share and peak RSS (bench/load-mix.ts; BENCH_PARTS=load-mix, six
+// to ten minutes; BENCH_LOAD_MIX_SECONDS, BENCH_LOAD_MIX_SCALES).
 // BENCH_PARTS=api, =api-compare, =git, =issues, =hooks, =traces, =runners, =ci, =pipelines, =import-export, =lfs, =ssh, =web or =load-mix (or a comma list) runs parts.
 import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
