@@ -97,7 +97,8 @@ async function capture(base: string, url: string, token: string): Promise<FloorA
   return { url, status: res.status, headers, body: await res.text() }
 }
 
-async function startFloorServer(answersFile: string, port: number): Promise<ChildProcess> {
+/** Starts bench/floor-server.ts on CPU 0 replaying the answers in `answersFile`; resolves once it listens. */
+export async function startFloorServer(answersFile: string, port: number): Promise<ChildProcess> {
   const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', 'bench/floor-server.ts'], {
     cwd: repoRoot, env: { ...process.env, FLOOR_ANSWERS: answersFile, FLOOR_PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'],
   })

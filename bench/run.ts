@@ -16,7 +16,10 @@
 // transfer (bench/web-pages.ts). The API lists beside a separate Fastify process sending the same
 // answers, under wrk (bench/api-compare.ts). Idle RSS after start beside `node -e` and a bare Fastify
 // server (bench/idle-memory.ts).
-// BENCH_PARTS=api, =api-compare, =idle-memory, =git, =issues, =hooks, =traces, =runners, =ci, =pipelines, =import-export, =lfs, =ssh or =web (or a comma list) runs parts.
+// The 1k-user load mix (20 API, 2 page, 2 pull, 1 push per second, open loop) at 1× and 10× beside
+// its floor, with the server's CPU share and peak RSS (bench/load-mix.ts; BENCH_PARTS=load-mix, six
+// to ten minutes; BENCH_LOAD_MIX_SECONDS, BENCH_LOAD_MIX_SCALES).
+// BENCH_PARTS=api, =api-compare, =idle-memory, =git, =issues, =hooks, =traces, =runners, =ci, =pipelines, =import-export, =lfs, =ssh, =web or =load-mix (or a comma list) runs parts.
 import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -42,6 +45,7 @@ import { measureSsh } from './ssh.js'
 import { measureWebPages } from './web-pages.js'
 import { measureApiCompare } from './api-compare.js'
 import { measureIdleMemory } from './idle-memory.js'
+import { measureLoadMix } from './load-mix.js'
 
 const SEED_COUNT = Number(process.env.BENCH_SEED ?? 10_000)
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10)
@@ -51,7 +55,7 @@ async function main() {
   log('building dist/ …')
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: 'inherit' })
   const rows: Row[] = []
-  const parts = (process.env.BENCH_PARTS ?? 'api,api-compare,idle-memory,git,issues,hooks,traces,runners,ci,pipelines,import-export,lfs,ssh,web').split(',')
+  const parts = (process.env.BENCH_PARTS ?? 'api,api-compare,idle-memory,git,issues,hooks,traces,runners,ci,pipelines,import-export,lfs,ssh,web,load-mix').split(',')
   const available = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as ('sqlite' | 'postgres')[]
   const reachable = await postgresReachable()
   if (!reachable) log('PostgreSQL not reachable: skipping its measurements')
@@ -73,6 +77,7 @@ async function main() {
   if (parts.includes('lfs')) rows.push(...await measureLfs())
   if (parts.includes('ssh')) rows.push(...await measureSsh())
   if (parts.includes('web')) rows.push(...await measureWebPages())
+  if (parts.includes('load-mix')) rows.push(...await measureLoadMix())
   const table = renderTable(rows)
   const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ` +
     `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; server on CPU 0, autocannon on CPU 1, ` +

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { endStartUp } from './start-up-heap.js'
+import { boundServingHeap } from './serving-heap.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { openContext, type AppContext } from './context.js'
 import { startLeftoverSweeps } from './services/sweep-leftovers.js'
@@ -77,6 +78,7 @@ export async function serve(command: 'web' | 'worker' | 'migrate', options: read
     command: [process.execPath, ...process.execArgv, process.argv[1]!, 'runner'],
   }))
   endStartUp()
+  boundServingHeap()
   process.stdout.write(`\nIngot is serving ${config.externalUrl} (API: ${config.externalUrl}/api/v4)\n${signInHint(config)}\n${logsAndMetricsHint(config)}\n\n`)
   await closeOnSignal(ctx, stopSignal, async () => {
     stopSweeps()
