@@ -19,8 +19,8 @@
 // memory). A writer that fails or loses all its readers is killed and its entry dropped at once, so
 // no failed pack is ever served; a reader that had sent nothing yet starts over (and runs
 // pack-objects itself), one that had sent bytes fails its fetch. Entries expire after
-// `maxAgeMs`; the whole cache keeps under `maxBytes` (oldest unread entries go first; a request
-// that does not fit is packed for its own fetch only). The directory of a dead process is removed
+// `maxAgeMs`; the whole cache keeps under `maxBytes` (oldest unread entries go first; a pack
+// that does not fit is shared only while it is written, then removed). The directory of a dead process is removed
 // by the next cache to start.
 import { createHash, randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
@@ -187,7 +187,7 @@ export class PackObjectsCache {
   private closed = false
 
   constructor(private readonly options: PackObjectsCacheOptions) {
-    this.sweeper = setInterval(() => { void this.expire() }, Math.max(1000, Math.min(options.maxAgeMs, 60_000))).unref()
+    this.sweeper = setInterval(() => this.expire(), Math.max(1000, Math.min(options.maxAgeMs, 60_000))).unref()
   }
 
   /** Bytes the cache's entries take now. */
@@ -319,6 +319,7 @@ export class PackObjectsCache {
   private start(key: string, gitDir: string, args: string[], stdin: Buffer): Entry {
     let proc: ReturnType<typeof spawnGit> | null = null
     let stopped = false
+    this.makeRoom()
     const entry: Entry = {
       key, file: '', size: 0, state: 'writing', progress: [], progressBytes: 0, readers: 0, createdAt: Date.now(),
       kept: !this.closed && this.bytes < this.options.maxBytes, wake: new Set(), ready: Promise.resolve(),
@@ -327,8 +328,9 @@ export class PackObjectsCache {
         if (proc !== null && proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL')
       },
     }
-    // A failed or expired entry of the same key may still be read by its last readers: it just leaves the index.
-    if (entry.kept) this.entries.set(key, entry)
+    // A failed or expired entry of the same key may still be read by its last readers: it just
+    // leaves the index. One that does not fit is shared while it runs, then dropped.
+    this.entries.set(key, entry)
     this.all.add(entry)
     this.stats.runs += 1
     const changed = () => { for (const wake of [...entry.wake]) wake() }
@@ -348,7 +350,6 @@ export class PackObjectsCache {
         await handle.close()
         throw new Error('stopped before it started')
       }
-      await this.makeRoom()
       // Progress is always asked for, so that any later reader that wants it can have it.
       const gitArgs = args.slice(1)
       if (!gitArgs.includes('--progress')) gitArgs.splice(gitArgs.indexOf('--stdout') + 1, 0, '--progress')
@@ -464,12 +465,11 @@ export class PackObjectsCache {
     void fs.rm(entry.file, { force: true }).catch((err: unknown) => this.options.onError?.(err))
   }
 
-  /** Entries past their age (or all, when `everything`), once nobody reads them. */
-  async expire(everything = false): Promise<void> {
-    const now = Date.now()
+  /** Removes the entries past their age at `now`, once nobody reads them. */
+  expire(now = Date.now()): void {
     for (const entry of [...this.all]) {
       if (entry.readers > 0 || entry.state === 'writing') continue
-      if (everything || now - entry.createdAt >= this.options.maxAgeMs) {
+      if (now - entry.createdAt >= this.options.maxAgeMs) {
         this.stats.evicted += 1
         this.drop(entry)
       }
@@ -477,7 +477,7 @@ export class PackObjectsCache {
   }
 
   /** Removes the oldest unread complete entries until the cache is under its cap. */
-  private async makeRoom(): Promise<void> {
+  private makeRoom(): void {
     if (this.bytes < this.options.maxBytes) return
     const candidates = [...this.all].filter((e) => e.kept && e.readers === 0 && e.state !== 'writing').sort((a, b) => a.createdAt - b.createdAt)
     for (const entry of candidates) {

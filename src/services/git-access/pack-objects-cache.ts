@@ -49,6 +49,11 @@ export function packObjectsCacheOf(ctx: Pick<AppContext, 'config' | 'log'>): Pac
   return processCacheOf(ctx)?.cache ?? null
 }
 
+/** The process's cache if a fetch has started it (the metrics read it without starting one). */
+export function startedPackObjectsCache(ctx: Pick<AppContext, 'config'>): PackObjectsCache | null {
+  return byConfig.get(ctx.config)?.cache ?? null
+}
+
 /** The bytes of a repository's packs (loose objects left out), known for SIZE_KNOWN_MS. */
 async function packBytesOf(state: ProcessCache, gitDir: string): Promise<number> {
   const known = state.sizes.get(gitDir)
