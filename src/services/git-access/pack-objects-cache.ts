@@ -3,7 +3,7 @@
 // INGOT_PACK_OBJECTS_CACHE_MIN_REPOSITORY_MB, where a fetch is worth a hook's few processes and
 // where identical concurrent clones cost the most; a small repository's upload-pack runs exactly
 // as without the cache.
-import fs from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
 import type { AppContext } from '../../context.js'
 import { installPackObjectsHook, PackObjectsCache } from '../../git/pack-objects-cache.js'
@@ -18,7 +18,8 @@ const SIZES_KEPT = 1024
 
 interface ProcessCache {
   cache: PackObjectsCache
-  hook: Promise<string>
+  /** The hook's path once written; null when it could not be (fetches then go without the cache). */
+  hook: Promise<string | null>
   sizes: Map<string, { bytes: number; at: number }>
 }
 
@@ -38,7 +39,11 @@ function processCacheOf(ctx: Pick<AppContext, 'config' | 'log'>): ProcessCache |
       readerIdleTimeoutMs: config.gitServiceIdleTimeoutMs,
       onError: (err) => ctx.log.error({ err }, 'pack-objects cache failed'),
     })
-    state = { cache, hook: installPackObjectsHook(path.join(config.dataDir, 'git-hooks')), sizes: new Map() }
+    const hook = installPackObjectsHook(path.join(config.dataDir, 'git-hooks')).catch((err: unknown) => {
+      ctx.log.error({ err }, 'the pack-objects cache\'s hook could not be written')
+      return null
+    })
+    state = { cache, hook, sizes: new Map() }
     byConfig.set(config, state)
   }
   return state
@@ -54,14 +59,24 @@ export function startedPackObjectsCache(ctx: Pick<AppContext, 'config'>): PackOb
   return byConfig.get(ctx.config)?.cache ?? null
 }
 
-/** The bytes of a repository's packs (loose objects left out), known for SIZE_KNOWN_MS. */
-async function packBytesOf(state: ProcessCache, gitDir: string): Promise<number> {
+/**
+ * The bytes of a repository's packs (loose objects left out), known for SIZE_KNOWN_MS. Read
+ * synchronously: a few stat calls of a directory git keeps small take microseconds, where a trip
+ * through libuv's thread pool took milliseconds on a busy machine, in the path of every fetch.
+ */
+function packBytesOf(state: ProcessCache, gitDir: string): number {
   const known = state.sizes.get(gitDir)
   if (known !== undefined && Date.now() - known.at < SIZE_KNOWN_MS) return known.bytes
   const packDir = path.join(gitDir, 'objects', 'pack')
   let bytes = 0
-  for (const name of await fs.readdir(packDir).catch(() => [])) {
-    if (name.endsWith('.pack')) bytes += (await fs.stat(path.join(packDir, name)).catch(() => null))?.size ?? 0
+  let names: string[] = []
+  try {
+    names = fs.readdirSync(packDir)
+  } catch {
+    // no packs yet
+  }
+  for (const name of names) {
+    if (name.endsWith('.pack')) bytes += fs.statSync(path.join(packDir, name), { throwIfNoEntry: false })?.size ?? 0
   }
   if (state.sizes.size >= SIZES_KEPT) state.sizes.clear()
   state.sizes.set(gitDir, { bytes, at: Date.now() })
@@ -72,8 +87,8 @@ async function packBytesOf(state: ProcessCache, gitDir: string): Promise<number>
 export async function packObjectsHookFor(ctx: Pick<AppContext, 'config' | 'log'>, gitDir: string): Promise<string | undefined> {
   const state = processCacheOf(ctx)
   if (state === null) return undefined
-  if (await packBytesOf(state, gitDir) < ctx.config.packObjectsCache.minRepositoryBytes) return undefined
-  return state.hook
+  if (packBytesOf(state, gitDir) < ctx.config.packObjectsCache.minRepositoryBytes) return undefined
+  return (await state.hook) ?? undefined
 }
 
 /** Serves the hook of an upload-pack started with packObjectsHookFor's hook, until it exits. */
