@@ -60,6 +60,8 @@ export interface Config {
   /** Git services over HTTP running at once in this process, and from one client address. */
   gitServicesMax: number
   gitServicesPerClient: number
+  /** The pack-objects cache shared by identical concurrent fetches (git/pack-objects-cache.ts). */
+  packObjectsCache: PackObjectsCacheConfig
   /**
    * How long POST /jobs/request holds a runner's request when no job fits, answering as soon as one
    * becomes pending (long polling); 0 answers 204 at once.
@@ -75,6 +77,14 @@ export interface Config {
   sshHost: string
   /** SSH connections open at once from one client address; more are closed at once. */
   sshConnectionsPerClient: number
+}
+
+export interface PackObjectsCacheConfig {
+  enabled: boolean
+  /** Repositories whose packs are smaller than this fetch without it. */
+  minRepositoryBytes: number
+  /** The space its files may take together. */
+  maxBytes: number
 }
 
 export interface BuiltinRunnerConfig {
@@ -164,6 +174,11 @@ export function loadConfig(env: Env = process.env): Config {
   const gitServiceIdleTimeoutMs = parseInteger(env, 'INGOT_GIT_SERVICE_IDLE_TIMEOUT_MS', { fallback: 300_000, min: 1000, max: 3_600_000, unit: 'number of milliseconds' })
   const gitServicesMax = parseInteger(env, 'INGOT_GIT_SERVICES_MAX', { fallback: 32, min: 1, max: 10_000, unit: 'number of git services' })
   const gitServicesPerClient = parseInteger(env, 'INGOT_GIT_SERVICES_PER_CLIENT', { fallback: 8, min: 1, max: 10_000, unit: 'number of git services' })
+  const packObjectsCache: PackObjectsCacheConfig = {
+    enabled: parseBoolean(env, 'INGOT_PACK_OBJECTS_CACHE', true),
+    minRepositoryBytes: parseInteger(env, 'INGOT_PACK_OBJECTS_CACHE_MIN_REPOSITORY_MB', { fallback: 4, min: 0, max: 1_048_576, unit: 'number of MiB' }) * 1024 * 1024,
+    maxBytes: parseInteger(env, 'INGOT_PACK_OBJECTS_CACHE_MAX_MB', { fallback: 2048, min: 1, max: 1_048_576, unit: 'number of MiB' }) * 1024 * 1024,
+  }
   const runnerLongPollSeconds = parseInteger(env, 'INGOT_RUNNER_LONG_POLL_SECONDS', { fallback: 10, min: 0, max: 120, unit: 'number of seconds' })
   const builtinRunner: BuiltinRunnerConfig = {
     enabled: parseBoolean(env, 'INGOT_BUILTIN_RUNNER', databaseUrl === ''),
@@ -185,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey, previousSecretKeys, signInBan,
     requestTimeoutMs, headersTimeoutMs, connectionTimeoutMs, keepAliveTimeoutMs,
     gitServiceTimeoutMs, gitServiceIdleTimeoutMs, gitServicesMax, gitServicesPerClient,
+    packObjectsCache,
     runnerLongPollSeconds,
     builtinRunner,
     lfsEnabled: parseBoolean(env, 'INGOT_LFS_ENABLED', true),

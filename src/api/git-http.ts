@@ -28,6 +28,7 @@ import type { HookHandlers } from '../git/hooks.js'
 import { getApplicationSettings } from '../services/settings.js'
 import { checkGitAccess, GitAccessDenied, type GitAccessor } from '../services/git-access/git-access.js'
 import { gitServiceSlotsOf } from '../services/git-access/service-slots.js'
+import { attachPackObjectsCache, closePackObjectsCache, packObjectsHookFor } from '../services/git-access/pack-objects-cache.js'
 
 /** Ours: git shows them to its user as `remote: …`. */
 const BUSY_MESSAGES = {
@@ -135,6 +136,7 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   const { child } = proc
   child.once('close', release)
   child.once('error', release)
+  if (options.packObjectsHook !== undefined) attachPackObjectsCache(ctx, options.gitDir, proc)
   // Request bytes moving toward git count as activity for its idle limit.
   req.raw.on('data', proc.touch)
   // The body goes through a stream of ours, so that a pipeline that ends early (git stopped
@@ -208,6 +210,7 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
   const hooksDir = await installHooks(path.join(ctx.config.dataDir, 'git-hooks'))
   const slots = gitServiceSlotsOf(ctx)
   const routes = new WeakMap<FastifyRequest, GitRoute>()
+  app.addHook('onClose', async () => closePackObjectsCache(ctx))
 
   // Bodies are git's to read, unparsed and unbuffered: no parser of the API applies here.
   app.removeAllContentTypeParsers()
@@ -256,8 +259,11 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
       if (authorized.wiki) await ctx.repositories.createWiki(projectId)
       const gitService = service as GitService
       if (route.action !== 'info/refs' && req.headers['content-type'] !== requestType(gitService)) throw new GitHttpError(415, 'Unsupported Media Type')
+      const gitDir = authorized.wiki ? ctx.repositories.wikiPath(projectId) : ctx.repositories.repositoryPath(projectId)
+      const packObjectsHook = route.action === 'git-upload-pack' ? await packObjectsHookFor(ctx, gitDir) : undefined
       const options: ServiceOptions = {
-        gitDir: authorized.wiki ? ctx.repositories.wikiPath(projectId) : ctx.repositories.repositoryPath(projectId),
+        gitDir,
+        ...(packObjectsHook === undefined ? {} : { packObjectsHook }),
         protocol: gitProtocolOf(req.headers['git-protocol']),
         hooksDir,
         maxInputBytes: (await getApplicationSettings(ctx.db)).receive_max_input_size * 1024 * 1024,

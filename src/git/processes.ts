@@ -24,7 +24,7 @@ export function gitProcessCounts(): ReadonlyMap<string, Readonly<ProcessCount>> 
 function commandOf(args: readonly string[]): string {
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] as string
-    if (arg === '-c' || arg === '-C' || arg === '--git-dir') i += 1
+    if (arg === '-c' || arg === '-C' || arg === '--git-dir' || arg === '--shallow-file') i += 1
     else if (!arg.startsWith('-')) return arg
   }
   return 'git'

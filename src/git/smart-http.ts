@@ -5,6 +5,7 @@
 import type { Duplex } from 'node:stream'
 import { spawnGit, type GitProcess } from './command.js'
 import { HOOK_REQUEST_FD, HOOK_VERDICT_FD } from './hooks.js'
+import { PACK_OBJECTS_CONTROL_FD, PACK_OBJECTS_DATA_FD, PACK_OBJECTS_PROGRESS_FD, hookCommandOf, type PackObjectsChannels } from './pack-objects-cache.js'
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack'
 export function isGitService(value: unknown): value is GitService {
@@ -49,6 +50,11 @@ export interface ServiceOptions {
   protocol: string | null
   /** For receive-pack: the directory installHooks filled. */
   hooksDir?: string
+  /**
+   * For upload-pack: the pack-objects cache's hook (pack-objects-cache.ts), run by upload-pack in
+   * place of pack-objects and talking with Ingot over fds 3 to 5; absent to pack without it.
+   */
+  packObjectsHook?: string
   /** For receive-pack: the largest pack it takes, in bytes (receive.maxInputSize); 0 for any. */
   maxInputBytes?: number
   /** git is stopped at this time limit… */
@@ -58,7 +64,10 @@ export interface ServiceOptions {
 }
 
 function serviceArgs(service: GitService, options: ServiceOptions): string[] {
-  if (service === 'git-upload-pack') return ['upload-pack']
+  if (service === 'git-upload-pack') {
+    // Only protected configuration (the command line's included) may name the hook: git ignores it in a repository's.
+    return options.packObjectsHook === undefined ? ['upload-pack'] : ['-c', `uploadpack.packObjectsHook=${hookCommandOf(options.packObjectsHook)}`, 'upload-pack']
+  }
   if (options.hooksDir === undefined) throw new Error('receive-pack needs the hooks directory')
   // A pack over maxInputSize is refused by git itself, with its own words to the pusher
   // ("fatal: pack exceeds maximum allowed size"), before it is stored.
@@ -71,6 +80,12 @@ function serviceArgs(service: GitService, options: ServiceOptions): string[] {
     ...maxInput,
     'receive-pack',
   ]
+}
+
+/** The extra fds a service gets: receive-pack's hook pipes, the pack-objects cache's sockets. */
+function extraFdsOf(service: ConnectedService, options: ServiceOptions): number {
+  if (service === 'git-receive-pack') return 2
+  return service === 'git-upload-pack' && options.packObjectsHook !== undefined ? 3 : 0
 }
 
 function serviceEnv(options: ServiceOptions): Record<string, string> {
@@ -162,7 +177,7 @@ export function advertiseRefs(service: GitService, options: ServiceOptions, onEx
  */
 export function startService(service: GitService, options: ServiceOptions) {
   return spawnGit([...serviceArgs(service, options), '--stateless-rpc', options.gitDir], {
-    env: serviceEnv(options), extraFds: service === 'git-receive-pack' ? 2 : 0,
+    env: serviceEnv(options), extraFds: extraFdsOf(service, options),
     timeoutMs: options.timeoutMs, idleTimeoutMs: options.idleTimeoutMs,
   })
 }
@@ -180,7 +195,7 @@ export type ConnectedService = GitService | 'git-upload-archive'
 export function startConnectedService(service: ConnectedService, options: ServiceOptions): ServiceProcess {
   const args = service === 'git-upload-archive' ? ['upload-archive'] : serviceArgs(service, options)
   return spawnGit([...args, options.gitDir], {
-    env: serviceEnv(options), extraFds: service === 'git-receive-pack' ? 2 : 0,
+    env: serviceEnv(options), extraFds: extraFdsOf(service, options),
     timeoutMs: options.timeoutMs, idleTimeoutMs: options.idleTimeoutMs,
   })
 }
@@ -192,4 +207,12 @@ export function hookPipesOf(service: ServiceProcess): { fromHooks: Duplex; toHoo
   const toHooks = stdio[HOOK_VERDICT_FD]
   if (!fromHooks || !toHooks) throw new Error('receive-pack was started without its hook pipes')
   return { fromHooks, toHooks }
+}
+
+/** The pack-objects cache's sockets of an upload-pack started with `packObjectsHook`, Ingot's ends. */
+export function packObjectsChannelsOf(service: ServiceProcess): PackObjectsChannels {
+  const stdio = service.child.stdio as unknown as readonly (Duplex | null | undefined)[]
+  const [control, data, progress] = [stdio[PACK_OBJECTS_CONTROL_FD], stdio[PACK_OBJECTS_DATA_FD], stdio[PACK_OBJECTS_PROGRESS_FD]]
+  if (!control || !data || !progress) throw new Error('upload-pack was started without the pack-objects cache\'s sockets')
+  return { control, data, progress }
 }

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.js'
 import { processMetrics } from './process.js'
 import { registerDatabaseMetrics } from './database.js'
 import { registerJobMetrics } from './jobs.js'
+import { registerPackObjectsCacheMetrics } from './pack-objects-cache.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -22,7 +23,7 @@ declare module 'fastify' {
 export type MetricsSource = (registry: Registry, ctx: AppContext) => (() => void) | void
 
 /** Every source beyond requests and the process. */
-const SOURCES: readonly MetricsSource[] = [registerDatabaseMetrics, registerJobMetrics]
+const SOURCES: readonly MetricsSource[] = [registerDatabaseMetrics, registerJobMetrics, registerPackObjectsCacheMetrics]
 
 /** The route label of requests no route matched: one series for all, whatever their URLs. */
 export const UNMATCHED_ROUTE = 'unmatched'

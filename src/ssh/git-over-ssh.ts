@@ -12,6 +12,7 @@ import { serveHooks, type HookHandlers } from '../git/hooks.js'
 import { hookPipesOf, startConnectedService, type ServiceOptions } from '../git/smart-http.js'
 import { checkGitAccess, GitAccessDenied, GIT_ACCESS_MESSAGES, type GitAccessGranted, type GitAccessor, type GitCommand } from '../services/git-access/git-access.js'
 import { gitServiceSlotsOf } from '../services/git-access/service-slots.js'
+import { attachPackObjectsCache, packObjectsHookFor } from '../services/git-access/pack-objects-cache.js'
 import { lfsAuthenticateAnswer, type LfsSshSubject } from '../services/lfs/ssh-authenticate.js'
 import { afterPush } from '../services/push/after-push.js'
 import { refusalOf } from '../services/push/check-push.js'
@@ -115,8 +116,11 @@ async function runGitService(session: SshSessionContext, channel: ServerChannel,
   const projectId = subject.project.id
   if (wiki) await ctx.repositories.createWiki(projectId)
   const pusher = command === 'git-receive-pack' ? await pusherOf(ctx, identity) : null
+  const gitDir = wiki ? ctx.repositories.wikiPath(projectId) : ctx.repositories.repositoryPath(projectId)
+  const packObjectsHook = command === 'git-upload-pack' ? await packObjectsHookFor(ctx, gitDir) : undefined
   const options: ServiceOptions = {
-    gitDir: wiki ? ctx.repositories.wikiPath(projectId) : ctx.repositories.repositoryPath(projectId),
+    gitDir,
+    ...(packObjectsHook === undefined ? {} : { packObjectsHook }),
     protocol: gitProtocol,
     hooksDir: session.hooksDir,
     maxInputBytes: (await getApplicationSettings(ctx.db)).receive_max_input_size * 1024 * 1024,
@@ -133,6 +137,7 @@ async function runGitService(session: SshSessionContext, channel: ServerChannel,
   const { child } = proc
   child.once('close', slot.release)
   child.once('error', slot.release)
+  if (options.packObjectsHook !== undefined) attachPackObjectsCache(ctx, gitDir, proc)
   let receivedBytes = 0
   channel.on('data', (chunk: Buffer) => {
     receivedBytes += chunk.length
