@@ -194,28 +194,13 @@ function pssOf(pid: number): number {
  * RSS, 94 MB of memory).
  */
 function treeMemoryOf(pid: number): number {
-  const children = new Map<number, number[]>()
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      // The parent is the fourth field, after the command name in parentheses (which may hold spaces).
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      children.set(parent, [...children.get(parent) ?? [], Number(entry)])
-    } catch {
-      // gone meanwhile
-    }
-  }
   let total = 0
-  const pending = [pid]
-  while (pending.length > 0) {
-    const next = pending.pop()!
+  for (const member of treeOf(pid)) {
     try {
-      total += pssOf(next)
+      total += pssOf(member)
     } catch {
       // gone meanwhile
     }
-    pending.push(...children.get(next) ?? [])
   }
   return total
 }
@@ -260,6 +245,7 @@ function treeOf(pid: number): number[] {
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
+      // The parent is the fourth field, after the command name in parentheses (which may hold spaces).
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
       children.set(parent, [...children.get(parent) ?? [], Number(entry)])
