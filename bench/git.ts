@@ -31,6 +31,11 @@ const CREATION_RUNS = 50
 /** Rounds of eight concurrent clones of M per contender (each some 100 s of the client's CPU). */
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT_RUNS ?? 2)
 const CONCURRENT_CLONES = 8
+/**
+ * BENCH_GIT_ONLY=small runs the rows of git's fixed costs alone (the clone of S, pushes, project
+ * creation): minutes instead of the better part of an hour, without M and D.
+ */
+const SMALL_ONLY = process.env.BENCH_GIT_ONLY === 'small'
 
 async function medianOf(runs: number, run: (i: number) => Promise<number>): Promise<number> {
   const times: number[] = []
@@ -311,11 +316,8 @@ export async function measureGit(): Promise<Row[]> {
   const server = await startBenchServer(env)
   const db = await openDatabase({ databaseUrl: '', dataDir })
   try {
-    log('[git] S and M pushed into Ingot, then housekept')
+    log('[git] S pushed into Ingot, then housekept')
     const pushedS = await installByPush(db, dataDir, 'bench-s', fixture.S)
-    const pushedM = await installByPush(db, dataDir, 'bench-m', fixture.M)
-    const ids = { S: pushedS.id, M: pushedM.id, D: await installFixture(dataDir, 'bench-d', fixture.D) }
-    rows.push({ metric: 'git: M brought in by `git push` over HTTP, then housekeeping (`POST …/housekeeping` to the job\'s end, statistics included)', value: `push ${ms(pushedM.pushMs)}, housekeeping ${ms(pushedM.housekeepingMs)}`, target: '', ok: null })
     const cloneUrl = (name: string) => `${BASE}/root/${name}.git`
     const localUploadPack = ['--no-local', '--upload-pack', 'taskset -c 0 git-upload-pack']
 
@@ -330,6 +332,16 @@ export async function measureGit(): Promise<Row[]> {
     const [ingotSmall, localSmall] = [median(small.ingot), median(small.local)]
     // S is the issue's repository of 200 commits (bench/git-fixtures.ts).
     rows.push({ metric: `git: clone of S (200 commits) through Ingot beside git clone --no-local (median of ${SMALL_CLONE_RUNS})`, value: `${ms(ingotSmall)} vs ${ms(localSmall)}: ${signedMs(ingotSmall - localSmall)}`, target: '≤ +20 ms', ok: ingotSmall - localSmall <= 20 })
+
+    if (SMALL_ONLY) {
+      rows.push(...await measurePushes(work, fixture.S, pushedS.id, cloneUrl('bench-s')))
+      rows.push(...await measureProjectCreation(work))
+      return rows
+    }
+    log('[git] M pushed into Ingot, then housekept; D copied in')
+    const pushedM = await installByPush(db, dataDir, 'bench-m', fixture.M)
+    const ids = { S: pushedS.id, M: pushedM.id, D: await installFixture(dataDir, 'bench-d', fixture.D) }
+    rows.push({ metric: 'git: M brought in by `git push` over HTTP, then housekeeping (`POST …/housekeeping` to the job\'s end, statistics included)', value: `push ${ms(pushedM.pushMs)}, housekeeping ${ms(pushedM.housekeepingMs)}`, target: '', ok: null })
 
     log('[git] clones of M, in turn: git clone --no-local, Ingot, nginx + fcgiwrap + git http-backend')
     const cgi = await startCgiStack(fixturesDir)

@@ -59,6 +59,15 @@ export function rssOf(pid: number): number {
   return kb / 1024
 }
 
+/** A process's CPU time in seconds, alone and with its reaped children (/proc/<pid>/stat). */
+export function cpuOf(pid: number): { self: number; children: number } {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // The fields after the command name in parentheses (which may hold spaces); utime is the 14th field.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number)
+  const tick = 100 // USER_HZ on Linux
+  return { self: (fields[11]! + fields[12]!) / tick, children: (fields[13]! + fields[14]!) / tick }
+}
+
 /** Starts bench/server.ts on CPU 0 with `env` and waits until it listens. */
 export async function startBenchServer(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', 'bench/server.ts'], {

@@ -23,7 +23,7 @@ import { RepositoryStorage } from '../src/git/storage.js'
 import { openDatabase } from '../src/db/index.js'
 import { ensureFixtures } from './git-fixtures.js'
 import { seedIssueNotes, seedIssues } from './issues-seed.js'
-import { benchDatabase, log, ROOT_TOKEN, rssOf, type Row, startBuiltServer, stop } from './harness.js'
+import { benchDatabase, cpuOf, log, ROOT_TOKEN, rssOf, type Row, startBuiltServer, stop } from './harness.js'
 
 const ISSUES = Number(process.env.BENCH_EXPORT_ISSUES ?? 100_000)
 const NOTES_PER_ISSUE = 3
@@ -201,14 +201,10 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
 
 /** Waits until the server has used under 5% of a CPU for a second (the push's and seed's jobs are done). */
 async function untilIdle(pid: number): Promise<void> {
-  const cpuTicks = () => {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return Number(fields[11]) + Number(fields[12])
-  }
-  for (let previous = cpuTicks(); ;) {
+  for (let previous = cpuOf(pid).self; ;) {
     await sleep(1000)
-    const now = cpuTicks()
-    if (now - previous < 5) return
+    const now = cpuOf(pid).self
+    if (now - previous < 0.05) return
     previous = now
   }
 }

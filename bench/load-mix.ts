@@ -37,7 +37,7 @@ import { seedUsersAndProjects } from './seed.js'
 import { ensureFixtures } from './git-fixtures.js'
 import { startFloorServer } from './api-compare.js'
 import type { FloorAnswer } from './floor-server.js'
-import { log, percentile, ROOT_TOKEN, rootApi, rssOf, startBuiltServer, stop, timed, type Row } from './harness.js'
+import { cpuOf, log, percentile, ROOT_TOKEN, rootApi, rssOf, startBuiltServer, stop, timed, type Row } from './harness.js'
 
 const PORT = 18_540
 const FLOOR_PORT = 18_541
@@ -51,6 +51,8 @@ const LATENCY_TARGET_MS = 50
 /** How long a run waits for its last answers after the schedule ends. */
 const DRAIN_MS = 60_000
 const RSS_TARGET_MB = 150
+/** Clones made before a run for the pulls: enough for every pull of this many seconds to be open at once. */
+const PULL_POOL_SECONDS = 10
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length'])
 const GIT_QUIET = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false', '-c', 'fetch.writeCommitGraph=false']
 const IDENTITY = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' }
@@ -252,19 +254,22 @@ async function gitFirers(fixture: Fixture, scale: number, label: string, url: st
   Promise<{ pull: (n: number) => Promise<boolean>; push: (n: number) => Promise<boolean> }> {
   const pool: string[] = []
   let made = 0
-  const makeSlot = () => {
+  // Copied asynchronously: a synchronous copy made while the schedule runs (once an overloaded
+  // server keeps more pulls open than the pool holds) would stall the generator's event loop and
+  // delay every kind's requests, counting the client's lag as the server's.
+  const makeSlot = async () => {
     const dir = path.join(fixture.work, `pull-${label}-${scale}x-${made++}`)
-    fs.cpSync(fixture.pullTemplate, dir, { recursive: true })
+    await fs.promises.cp(fixture.pullTemplate, dir, { recursive: true })
     return dir
   }
-  for (let i = 0; i < 3 * RATES.pull * scale; i++) pool.push(makeSlot())
+  for (let i = 0; i < PULL_POOL_SECONDS * RATES.pull * scale; i++) pool.push(await makeSlot())
   const slots = 2 * RATES.push * scale
   const length = Math.ceil((SECONDS * RATES.push * scale) / slots) + 1
   const chains = await pushChains(fixture, label, scale, slots, length)
   const slotTail = chains.map(() => Promise.resolve(true))
   return {
     async pull() {
-      const dir = pool.pop() ?? makeSlot()
+      const dir = pool.pop() ?? await makeSlot()
       // One commit behind: the ref is set back to master's parent, whose objects the clone has.
       fs.writeFileSync(path.join(dir, 'refs', 'heads', 'master'), `${fixture.parent}\n`)
       const ok = await git(['--git-dir', dir, 'fetch', '--quiet', '--no-tags', ...extra.pull, url, '+refs/heads/master:refs/heads/master'], epoch)
@@ -340,14 +345,6 @@ async function runSchedule(target: Target, scale: number): Promise<Sample[]> {
   epoch++
   for (const child of running) child.kill('SIGKILL')
   return samples
-}
-
-/** The process's CPU time in seconds, alone and with its reaped children (/proc/<pid>/stat). */
-function cpuOf(pid: number): { self: number; children: number } {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number)
-  const tick = 100 // USER_HZ on Linux
-  return { self: (fields[11]! + fields[12]!) / tick, children: (fields[13]! + fields[14]!) / tick }
 }
 
 function peakRssOf(pid: number): number {
