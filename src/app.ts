@@ -109,7 +109,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     http: { headersTimeout: ctx.config.headersTimeoutMs },
     // The project pages come last: every URL the others moved is under /-/ and left alone.
-    rewriteUrl: (req) => routeProjectWebUrl(routeIntegrationsUrl(routeBadgeUrl(routeProjectUploadUrl(routeLfsUrl(routeGitUrl(req.url ?? '/')))))),
+    // The API's own URLs meet only the integrations alias (every other rewrite leaves /api/ alone).
+    rewriteUrl: (req) => {
+      const url = req.url ?? '/'
+      if (url.startsWith('/api/')) return routeIntegrationsUrl(url)
+      return routeProjectWebUrl(routeBadgeUrl(routeProjectUploadUrl(routeLfsUrl(routeGitUrl(url)))))
+    },
     // A URL the router cannot read (bad percent-encoding, an overlong segment) is answered in the
     // API's shape, never with Fastify's, which echoes the URL and so a private_token in it.
     // (Such a request meets no hook and no route: it is given its id, logged and counted here.)

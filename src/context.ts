@@ -67,11 +67,13 @@ export interface ContextScope {
  * under the same id as the request. Everything else is the process's (a prototype, not a copy).
  */
 export function contextFor(ctx: AppContext, scope: ContextScope): AppContext {
-  return Object.create(ctx, {
-    requestId: { value: scope.requestId },
-    log: { value: scope.log },
-    jobs: { value: ctx.jobs.forRequest(scope.requestId) },
-  }) as AppContext
+  // Made per request: Object.create with plain assignments keeps V8's fast path, where property
+  // descriptors (Object.create's second argument) took a few per cent of a cached list's CPU.
+  const scoped = Object.create(ctx) as { -readonly [K in keyof AppContext]: AppContext[K] }
+  scoped.requestId = scope.requestId
+  scoped.log = scope.log
+  scoped.jobs = ctx.jobs.forRequest(scope.requestId)
+  return scoped
 }
 
 /**

@@ -71,6 +71,11 @@ function hasKey(hash: Params, key: string): boolean {
 /** Rack's normalize_params: puts `value` into `params` at `name` (`k`, `k[]`, `k[j]`, `k[][j]`, …). */
 function normalize(params: Params, name: string, value: unknown, depth: number, param: string): unknown {
   if (depth <= 0) throw new NestedParamsError(param)
+  // A plain name (`per_page`), as most are: the same result as the general case below, without its regular expression.
+  if (name !== '' && !name.includes('[') && !name.includes(']')) {
+    if (!(name in Object.prototype)) params[name] = value
+    return params
+  }
   const head = /^[[\]]*([^[\]]+)\]*/.exec(name)
   if (head === null) return name === '[]' ? [value] : undefined
   const key = head[1]!

@@ -105,7 +105,10 @@ export class JobQueue {
    */
   forRequest(requestId: string | null): JobQueue {
     if (requestId === this.requestId) return this
-    return Object.create(this, { requestId: { value: requestId } }) as JobQueue
+    // A plain assignment rather than a property descriptor: this runs for every request.
+    const view = Object.create(this) as { requestId: string | null }
+    view.requestId = requestId
+    return view as unknown as JobQueue
   }
 
   /** The new job's id; null when a job of the kind with the same uniqueKey was waiting already. */

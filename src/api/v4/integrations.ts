@@ -26,7 +26,7 @@ const INTEGRATIONS_ALIAS = /^(\/api\/v4\/projects\/[^/?]+)\/integrations(?=\/|\?
  * routes answer there, by rewriting the URL rather than registering every route twice.
  */
 export function routeIntegrationsUrl(url: string): string {
-  return url.replace(INTEGRATIONS_ALIAS, '$1/services')
+  return url.includes('/integrations') ? url.replace(INTEGRATIONS_ALIAS, '$1/services') : url
 }
 
 const SlugParams = Type.Composite([IdParams, Type.Object({ service_slug: Type.String() })])
