@@ -15,7 +15,7 @@ import { runGit } from '../src/git/command.js'
 import { RepositoryStorage } from '../src/git/storage.js'
 import { openDatabase, type DatabaseHandle } from '../src/db/index.js'
 import { ensureFixtures } from './git-fixtures.js'
-import { load, log, median, percentile, ROOT_TOKEN, rootApi, rssOf, startBenchServer, stop, timed, type Row } from './harness.js'
+import { load, log, median, percentile, ROOT_TOKEN, rootApi, rssOf, startBuiltServer, stop, timed, type Row } from './harness.js'
 
 /** BENCH_GIT_PORT moves the server (and nginx, 10 above it), so that two checkouts can measure at once. */
 const PORT = Number(process.env.BENCH_GIT_PORT ?? 18_510)
@@ -92,8 +92,8 @@ async function installFixture(dataDir: string, name: string, fixture: string): P
   return project.id
 }
 
-/** nginx + fcgiwrap + git http-backend serving the fixtures directory, pinned to CPU 0; null when not installed. */
-async function startCgiStack(fixturesDir: string): Promise<{ stop(): Promise<void> } | null> {
+/** nginx + fcgiwrap + git http-backend serving the repositories in `projectRoot`, pinned to CPU 0; null when not installed. */
+async function startCgiStack(projectRoot: string): Promise<{ stop(): Promise<void> } | null> {
   const programs = ['/usr/sbin/nginx', '/usr/sbin/fcgiwrap', '/usr/lib/git-core/git-http-backend']
   if (!programs.every((program) => fs.existsSync(program))) return null
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ingot-bench-cgi-'))
@@ -122,7 +122,7 @@ http {
       fastcgi_request_buffering off;
       fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;
       fastcgi_param GIT_HTTP_EXPORT_ALL "";
-      fastcgi_param GIT_PROJECT_ROOT ${fixturesDir};
+      fastcgi_param GIT_PROJECT_ROOT ${projectRoot};
       fastcgi_param PATH_INFO $uri;
     }
   }
@@ -313,7 +313,7 @@ export async function measureGit(): Promise<Row[]> {
     INGOT_DATA_DIR: dataDir, INGOT_DATABASE_URL: '', INGOT_ROOT_TOKEN: ROOT_TOKEN, INGOT_LOG_LEVEL: 'warn',
     INGOT_PORT: String(PORT), INGOT_EXTERNAL_URL: BASE, BENCH_TARGETS: '[]',
   }
-  const server = await startBenchServer(env)
+  const server = await startBuiltServer(env)
   const db = await openDatabase({ databaseUrl: '', dataDir })
   try {
     log('[git] S pushed into Ingot, then housekept')
@@ -321,20 +321,38 @@ export async function measureGit(): Promise<Row[]> {
     const cloneUrl = (name: string) => `${BASE}/root/${name}.git`
     const localUploadPack = ['--no-local', '--upload-pack', 'taskset -c 0 git-upload-pack']
 
-    log('[git] clones of S, in turn: git clone --no-local, Ingot')
-    const small = { local: [] as number[], ingot: [] as number[] }
-    for (let i = 0; i < SMALL_CLONE_RUNS; i++) {
-      // Alternating which goes first, so that neither always follows the other's cache effects.
-      const local = () => cloneOnce(work, fixture.S, localUploadPack).then((t) => small.local.push(t))
-      const ingot = () => cloneOnce(work, cloneUrl('bench-s')).then((t) => small.ingot.push(t))
-      if (i % 2 === 0) { await local(); await ingot() } else { await ingot(); await local() }
+    // The HTTP floor of S's rows: git http-backend behind nginx, serving a bare copy of S that takes pushes.
+    const cgiRoot = path.join(work, 'cgi-root')
+    const cgiS = path.join(cgiRoot, 'S.git')
+    await timed('git', ['clone', '--bare', '--quiet', fixture.S, cgiS])
+    await timed('git', ['--git-dir', cgiS, 'config', 'http.receivepack', 'true'])
+    const cgiForS = await startCgiStack(cgiRoot)
+    try {
+      log(`[git] clones of S, in turn: git clone --no-local, Ingot${cgiForS === null ? '' : ', nginx + fcgiwrap + git http-backend'}`)
+      const contenders = [
+        { name: 'local', url: fixture.S, extra: localUploadPack },
+        { name: 'ingot', url: cloneUrl('bench-s'), extra: [] },
+        ...(cgiForS === null ? [] : [{ name: 'cgi', url: `http://127.0.0.1:${NGINX_PORT}/S.git`, extra: [] }]),
+      ]
+      const small = new Map(contenders.map((contender) => [contender.name, [] as number[]]))
+      for (let i = 0; i < SMALL_CLONE_RUNS; i++) {
+        // In a rotating order, so that none always follows another's cache effects.
+        for (let j = 0; j < contenders.length; j++) {
+          const { name, url, extra } = contenders[(i + j) % contenders.length]!
+          small.get(name)!.push(await cloneOnce(work, url, extra))
+        }
+      }
+      const [ingotSmall, localSmall] = [median(small.get('ingot')!), median(small.get('local')!)]
+      // S is the issue's repository of 200 commits (bench/git-fixtures.ts).
+      rows.push({ metric: `git: clone of S (200 commits) through Ingot beside git clone --no-local (median of ${SMALL_CLONE_RUNS})`, value: `${ms(ingotSmall)} vs ${ms(localSmall)}: ${signedMs(ingotSmall - localSmall)}`, target: '≤ +20 ms', ok: ingotSmall - localSmall <= 20 })
+      if (cgiForS !== null) rows.push(httpFloorRow('clone of S', median(small.get('cgi')!), localSmall, ingotSmall))
+      rows.push(...await measurePushes(work, fixture.S, pushedS.id, cloneUrl('bench-s'), cgiForS === null ? null : `http://127.0.0.1:${NGINX_PORT}/S.git`))
+    } finally {
+      await cgiForS?.stop()
     }
-    const [ingotSmall, localSmall] = [median(small.ingot), median(small.local)]
-    // S is the issue's repository of 200 commits (bench/git-fixtures.ts).
-    rows.push({ metric: `git: clone of S (200 commits) through Ingot beside git clone --no-local (median of ${SMALL_CLONE_RUNS})`, value: `${ms(ingotSmall)} vs ${ms(localSmall)}: ${signedMs(ingotSmall - localSmall)}`, target: '≤ +20 ms', ok: ingotSmall - localSmall <= 20 })
+    if (cgiForS === null) rows.push({ metric: 'git: clone of S and push through nginx + fcgiwrap + git http-backend (the HTTP floor)', value: 'not measured: apt-get install nginx fcgiwrap', target: '', ok: null })
 
     if (SMALL_ONLY) {
-      rows.push(...await measurePushes(work, fixture.S, pushedS.id, cloneUrl('bench-s')))
       rows.push(...await measureProjectCreation(work))
       return rows
     }
@@ -380,7 +398,6 @@ export async function measureGit(): Promise<Row[]> {
 
     rows.push(...await measureConcurrentClones(work, env, fixture.M, server.pid ?? 0, 'bench-m', localUploadPack))
 
-    rows.push(...await measurePushes(work, fixture.S, ids.S, cloneUrl('bench-s')))
     rows.push(...await measureProjectCreation(work))
 
     log('[git] raw file reads')
@@ -431,7 +448,7 @@ export async function measureGit(): Promise<Row[]> {
 export async function measureConcurrentClones(work: string, env: Record<string, string>, fixtureM: string, pid: number, name: string, localUploadPack: readonly string[]): Promise<Row[]> {
   log(`[git] ${CONCURRENT_CLONES} concurrent clones of M, in turn: git clone --no-local, Ingot with the pack-objects cache, Ingot without`)
   const uncachedPort = PORT + 2
-  const uncached = await startBenchServer({ ...env, INGOT_PORT: String(uncachedPort), INGOT_WEB_JOBS: 'false', INGOT_PACK_OBJECTS_CACHE: 'false' })
+  const uncached = await startBuiltServer({ ...env, INGOT_PORT: String(uncachedPort), INGOT_WEB_JOBS: 'false', INGOT_PACK_OBJECTS_CACHE: 'false' })
   type Side = { times: number[]; tree: number[]; node: number[]; packObjects: number[]; before: number }
   const side = (): Side => ({ times: [], tree: [], node: [], packObjects: [], before: 0 })
   const sides = { cached: side(), uncached: side() }
@@ -480,14 +497,26 @@ export async function measureConcurrentClones(work: string, env: Record<string, 
  * One-commit pushes of S through Ingot beside `git push file://` to a bare copy (its receive-pack on
  * CPU 0 too), and how long after Ingot's push returns its `pushed` event is listed.
  */
-async function measurePushes(work: string, fixtureS: string, projectId: number, cloneUrl: string): Promise<Row[]> {
-  log('[git] pushes of one commit: Ingot, git push file://')
+/**
+ * What git over HTTP costs by itself, whoever serves it: the same operation through nginx +
+ * fcgiwrap + git http-backend beside plain git, and Ingot beside that stack.
+ */
+function httpFloorRow(operation: string, cgi: number, local: number, ingot: number): Row {
+  return {
+    metric: `git: ${operation} through nginx + fcgiwrap + git http-backend beside plain git (the HTTP floor), and Ingot beside it`,
+    value: `${ms(cgi)} vs ${ms(local)}: ${signedMs(cgi - local)}; Ingot ${signedMs(ingot - cgi)}`, target: '', ok: null,
+  }
+}
+
+async function measurePushes(work: string, fixtureS: string, projectId: number, cloneUrl: string, cgiUrl: string | null): Promise<Row[]> {
+  log(`[git] pushes of one commit: Ingot, git push file://${cgiUrl === null ? '' : ', nginx + fcgiwrap + git http-backend'}`)
   const authenticated = cloneUrl.replace('http://', `http://root:${ROOT_TOKEN}@`)
   const localBare = path.join(work, 'S-copy.git')
   await timed('git', ['clone', '--bare', '--quiet', fixtureS, localBare])
-  const pushes = { ingot: path.join(work, 'push-ingot'), local: path.join(work, 'push-local') }
+  const pushes = { ingot: path.join(work, 'push-ingot'), local: path.join(work, 'push-local'), cgi: path.join(work, 'push-cgi') }
   await timed('git', ['clone', '--quiet', authenticated, pushes.ingot])
   await timed('git', ['clone', '--quiet', `file://${localBare}`, pushes.local])
+  if (cgiUrl !== null) await timed('git', ['clone', '--quiet', cgiUrl, pushes.cgi])
   const identity = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' }
   const commitIn = async (dir: string, i: number) => {
     fs.writeFileSync(path.join(dir, 'src', 'file-00007.txt'), `pushed ${i}\n`)
@@ -495,10 +524,15 @@ async function measurePushes(work: string, fixtureS: string, projectId: number, 
   }
   const ingotTimes: number[] = []
   const localTimes: number[] = []
+  const cgiTimes: number[] = []
   const eventLags: number[] = []
   for (let i = 0; i < 15; i++) {
     await commitIn(pushes.local, i)
     localTimes.push(await timed('git', ['push', '--quiet', '--receive-pack', 'taskset -c 0 git-receive-pack', 'origin', 'HEAD:master'], { cwd: pushes.local }))
+    if (cgiUrl !== null) {
+      await commitIn(pushes.cgi, i)
+      cgiTimes.push(await timed('git', ['push', '--quiet', 'origin', 'HEAD:master'], { cwd: pushes.cgi }))
+    }
     await commitIn(pushes.ingot, i)
     ingotTimes.push(await timed('git', ['push', '--quiet', 'origin', 'HEAD:master'], { cwd: pushes.ingot }))
     const returned = performance.now()
@@ -517,6 +551,7 @@ async function measurePushes(work: string, fixtureS: string, projectId: number, 
   const lag = median(eventLags.slice(5))
   return [
     { metric: 'git: push of one commit to S through Ingot beside `git push file://` (median of 10)', value: `${ms(ingot)} vs ${ms(local)}: ${signedMs(ingot - local)}`, target: '≤ +20 ms', ok: ingot - local <= 20 },
+    ...(cgiUrl === null ? [] : [httpFloorRow('push of one commit to S', median(cgiTimes.slice(5)), local, ingot)]),
     { metric: 'git: push-to-event: `pushed` event listed after `git push` returns (p50)', value: ms(lag), target: '< 50 ms', ok: lag < 50 },
   ]
 }
