@@ -54,7 +54,9 @@ const result = await build({
   minifySyntax: true,
   // pino-pretty is loaded only for a terminal (logger.ts): kept out, the JSON path never parses it.
   // ssh2 loads its optional native addons (sshcrypto, cpu-features) from node_modules when built.
-  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native', 'pino-pretty', 'ssh2'],
+  // cron-parser: pg-boss's and Ingot's (common/cron.ts) must be one, over the luxon whose defaults
+  // cron.ts sets, as it is when both are required from node_modules.
+  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native', 'pino-pretty', 'ssh2', 'cron-parser'],
   // Bundled CommonJS dependencies call require(); give each ES module file one.
   banner: { js: "import { createRequire as __ingotCreateRequire } from 'node:module'; const require = __ingotCreateRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -2,7 +2,7 @@
 // take, how many run at once in one process, and what it runs. Kinds are typed values, defined once
 // in the jobs.ts of the capability that owns them and gathered in jobs/kinds.ts, so that enqueuing
 // one type-checks its payload: `ctx.jobs.enqueue(DELIVER_WEB_HOOK, delivery)`.
-import cronParser from 'cron-parser'
+import { cronParser } from '../common/cron.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.js'
 import type { AppContext } from '../context.js'

@@ -4,7 +4,7 @@
 // recurring job (jobs.ts) takes each due active schedule by moving its next_run_at forward with a
 // compare-and-swap, so that of two processes only one runs a tick, then creates the pipeline
 // (source `schedule`); a schedule whose owner is gone or blocked, or whose ref is missing, makes none.
-import cronParser from 'cron-parser'
+import { cronParser } from '../../common/cron.js'
 import type { AppContext } from '../../context.js'
 import type { Db } from '../../db/index.js'
 import type { CiPipelineRow, CiPipelineScheduleRow } from '../../db/schema.js'
