@@ -9,7 +9,7 @@
 // This file is the bundle's entry and stays small: each command imports what it runs (serve.ts for
 // web, worker and migrate; cli/admin.ts; runner/command.ts), so the bundle's chunks of the others
 // are never read (scripts/build.mjs splits the bundle at these imports).
-import { holdOptimizingCompiler } from './start-up-heap.js'
+import './start-up-heap.js'
 import fs from 'node:fs'
 import { gitVersionProblem } from './git/version.js'
 import { ingotRevision } from './revision.js'
@@ -78,7 +78,6 @@ async function main(argv: string[]): Promise<number> {
     return 2
   }
   // The server's code (and all it imports) is loaded only by the commands that run it.
-  holdOptimizingCompiler()
   const { serve } = await import('./serve.js')
   return serve(command as 'web' | 'worker' | 'migrate', options)
 }
