@@ -1,0 +1,239 @@
+// receive-pack's ref advertisement (`GET …/info/refs?service=git-receive-pack`) as Ingot answers it
+// from its own reading of the refs (git/refs-reader.ts), compared byte for byte with git's own
+// `receive-pack --stateless-rpc --advertise-refs` given the same options, over many repository
+// states; and the states Ingot leaves to git, which must then start receive-pack and answer alike.
+import { after, before, beforeEach, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { CatFilePool } from '../../src/git/cat-file.js'
+import { gitProcessCounts } from '../../src/git/processes.js'
+import { advertiseRefs, type ServiceOptions } from '../../src/git/smart-http.js'
+
+const run = promisify(execFile)
+
+describe('receive-pack advertisement without git', () => {
+  let scratch: string
+  let gitDir: string
+  let objects: CatFilePool
+  let counter = 0
+
+  const git = async (...args: string[]) => (await run('git', [
+    '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', '--git-dir', gitDir, ...args,
+  ], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, GIT_CONFIG_NOSYSTEM: '1' } })).stdout.trim()
+  const commit = async (message: string, parent?: string) => {
+    const tree = await git('hash-object', '-t', 'tree', '-w', '/dev/null')
+    return git('commit-tree', tree, '-m', message, ...(parent === undefined ? [] : ['-p', parent]))
+  }
+  const options = (withObjects: boolean): ServiceOptions => ({
+    gitDir, protocol: null, hooksDir: path.join(scratch, 'hooks'), timeoutMs: 60_000, idleTimeoutMs: 60_000,
+    ...(withObjects ? { objects } : {}),
+  })
+  const receivePacksStarted = () => gitProcessCounts().get('receive-pack')?.started ?? 0
+  const read = async (answer: AsyncGenerator<Buffer>) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of answer) chunks.push(chunk)
+    return Buffer.concat(chunks).toString('latin1')
+  }
+
+  /**
+   * Ingot's answer equals git's, and came without git (`own`) or from git. The first answer per
+   * configuration teaches Ingot git's capabilities, so it is asked for once before.
+   */
+  const assertAdvertisement = async (own: boolean) => {
+    const ofGit = await read(advertiseRefs('git-receive-pack', options(false)))
+    await read(advertiseRefs('git-receive-pack', options(true)))
+    const started = receivePacksStarted()
+    let exited = false
+    const answer = await read(advertiseRefs('git-receive-pack', options(true), () => { exited = true }))
+    assert.equal(answer, ofGit)
+    assert.equal(receivePacksStarted() - started, own ? 0 : 1, own ? 'answered without git' : 'answered by git')
+    assert.ok(exited, 'onExit heard')
+    return answer
+  }
+
+  before(async () => {
+    scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-push-advertisement-'))
+    objects = new CatFilePool()
+  })
+  after(async () => {
+    objects.closeAll()
+    await fs.rm(scratch, { recursive: true, force: true })
+  })
+  beforeEach(async () => {
+    gitDir = path.join(scratch, `repo${(counter += 1)}.git`)
+    await run('git', ['init', '--bare', '--quiet', '--initial-branch=main', gitDir])
+  })
+
+  it('an empty repository: the capabilities^{} line', async () => {
+    const answer = await assertAdvertisement(true)
+    assert.match(answer, /^001f# service=git-receive-pack\n0000....0{40} capabilities\^\{\}\0report-status .*agent=git\/.*\n0000$/)
+  })
+
+  it('one branch', async () => {
+    await git('update-ref', 'refs/heads/main', await commit('first'))
+    assert.match(await assertAdvertisement(true), /[0-9a-f]{40} refs\/heads\/main\0/)
+  })
+
+  it('many branches and annotated and lightweight tags, loose, in byte order of their names', async () => {
+    const first = await commit('first')
+    const second = await commit('second', first)
+    for (const name of ['main', 'foo-bar', 'foo/x', 'foo.bar', 'Zeta', 'a/b/c', 'a_b', 'feature/z', 'feature-1', '0', 'x-y']) {
+      await git('update-ref', `refs/heads/${name}`, name.length % 2 === 0 ? first : second)
+    }
+    await git('tag', 'light', first)
+    await git('tag', '-a', 'v1.0', '-m', 'Release', second)
+    await git('tag', '-a', 'release/v1.0', '-m', 'Nested', first)
+    await git('update-ref', 'refs/notes/commits', first)
+    await git('update-ref', 'refs/remotes/origin/main', second)
+    await assertAdvertisement(true)
+  })
+
+  it('packed and loose together: a loose ref over a packed one, a ref deleted after packing, new loose refs', async () => {
+    const first = await commit('first')
+    const second = await commit('second', first)
+    for (let i = 0; i < 30; i += 1) await git('update-ref', `refs/heads/branch-${i}`, first)
+    await git('tag', '-a', 'v1', '-m', 'One', first)
+    await git('pack-refs', '--all')
+    assert.equal(await fs.readdir(path.join(gitDir, 'refs', 'heads')).then((names) => names.length), 0)
+    await assertAdvertisement(true)
+    await git('update-ref', 'refs/heads/branch-3', second)
+    await git('update-ref', '-d', 'refs/heads/branch-7')
+    await git('update-ref', 'refs/heads/branch-30', second)
+    await git('update-ref', '-d', 'refs/heads/branch-1')
+    await git('update-ref', 'refs/heads/branch-1/under', second)
+    await assertAdvertisement(true)
+    // A loose ref removed after being packed again leaves its packed value.
+    await git('pack-refs', '--all')
+    await assertAdvertisement(true)
+  })
+
+  it('leaves out the namespaces hidden from pushes, on a path component boundary only', async () => {
+    const first = await commit('first')
+    await git('update-ref', 'refs/heads/main', first)
+    for (const ref of [
+      'refs/merge-requests/1/head', 'refs/merge-requests/1/merge', 'refs/keep-around/' + first, 'refs/pipelines/12',
+      'refs/environments/production/deployments/3', 'refs/tmp/revert', 'refs/tmpx', 'refs/merge-requestsfoo/a', 'refs/pipelines-old',
+    ]) {
+      await git('update-ref', ref, first)
+    }
+    const answer = await assertAdvertisement(true)
+    assert.doesNotMatch(answer, /refs\/merge-requests\/|refs\/keep-around|refs\/pipelines\/|refs\/environments|refs\/tmp\//)
+    assert.match(answer, /refs\/tmpx\n/)
+    // Packed, the same.
+    await git('pack-refs', '--all')
+    await assertAdvertisement(true)
+  })
+
+  it('a symbolic ref under refs/, to a loose or a packed ref, shows its target\'s object', async () => {
+    const first = await commit('first')
+    const second = await commit('second', first)
+    await git('update-ref', 'refs/heads/main', first)
+    await git('update-ref', 'refs/heads/other', second)
+    await git('pack-refs', '--all')
+    await git('update-ref', 'refs/heads/other', first)
+    await git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/heads/main')
+    await git('symbolic-ref', 'refs/heads/alias', 'refs/heads/other')
+    await assertAdvertisement(true)
+  })
+
+  describe('left to git', () => {
+    const withBranch = async () => {
+      const first = await commit('first')
+      await git('update-ref', 'refs/heads/main', first)
+      return first
+    }
+
+    it('a ref to a missing object (git versions differ on listing it)', async () => {
+      await withBranch()
+      await fs.writeFile(path.join(gitDir, 'refs', 'heads', 'broken'), `${'0123456789'.repeat(4)}\n`)
+      await assertAdvertisement(false)
+    })
+
+    it('alternates', async () => {
+      await withBranch()
+      const other = path.join(scratch, `other${counter}.git`)
+      await run('git', ['init', '--bare', '--quiet', other])
+      await fs.writeFile(path.join(gitDir, 'objects', 'info', 'alternates'), `${path.join(other, 'objects')}\n`)
+      await assertAdvertisement(false)
+    })
+
+    it('a shallow repository', async () => {
+      const first = await withBranch()
+      await fs.writeFile(path.join(gitDir, 'shallow'), `${first}\n`)
+      await assertAdvertisement(false)
+    })
+
+    it('a lock in flight, in refs/ or of packed-refs', async () => {
+      const first = await withBranch()
+      await fs.writeFile(path.join(gitDir, 'refs', 'heads', 'next.lock'), `${first}\n`)
+      await assertAdvertisement(false)
+      await fs.rm(path.join(gitDir, 'refs', 'heads', 'next.lock'))
+      await fs.writeFile(path.join(gitDir, 'packed-refs.lock'), '')
+      await assertAdvertisement(false)
+    })
+
+    it('a dangling symbolic ref, one to a symbolic ref, one outside refs/', async () => {
+      await withBranch()
+      await git('symbolic-ref', 'refs/heads/dangling', 'refs/heads/nothing')
+      await assertAdvertisement(false)
+      await git('symbolic-ref', 'refs/heads/dangling', 'refs/heads/main')
+      await git('symbolic-ref', 'refs/heads/twice', 'refs/heads/dangling')
+      await assertAdvertisement(false)
+      await fs.rm(path.join(gitDir, 'refs', 'heads', 'twice'))
+      await fs.writeFile(path.join(gitDir, 'refs', 'heads', 'head'), 'ref: HEAD\n')
+      await assertAdvertisement(false)
+    })
+
+    it('loose ref files git reads otherwise: trailing text, a symlink, a dot file, a name git refuses', async () => {
+      const first = await withBranch()
+      const heads = path.join(gitDir, 'refs', 'heads')
+      await fs.writeFile(path.join(heads, 'trailing'), `${first} extra\n`)
+      await assertAdvertisement(false)
+      await fs.rm(path.join(heads, 'trailing'))
+      await fs.symlink('main', path.join(heads, 'link'))
+      await assertAdvertisement(false)
+      await fs.rm(path.join(heads, 'link'))
+      await fs.writeFile(path.join(heads, '.hidden'), `${first}\n`)
+      await assertAdvertisement(false)
+      await fs.rm(path.join(heads, '.hidden'))
+      await fs.writeFile(path.join(heads, 'a..b'), `${first}\n`)
+      await assertAdvertisement(false)
+    })
+
+    it('a packed-refs file out of order, or with a line git would refuse', async () => {
+      const first = await withBranch()
+      await git('pack-refs', '--all')
+      await fs.writeFile(path.join(gitDir, 'packed-refs'), `# pack-refs with: peeled fully-peeled \n${first} refs/heads/b\n${first} refs/heads/a\n`)
+      await assertAdvertisement(false)
+    })
+
+    it('configuration of hidden refs, and a replacement ref', async () => {
+      const first = await withBranch()
+      await git('config', 'receive.hideRefs', 'refs/heads/main')
+      await assertAdvertisement(false)
+      await git('config', '--unset', 'receive.hideRefs')
+      await git('update-ref', `refs/replace/${first}`, first)
+      await assertAdvertisement(false)
+    })
+
+    it('a SHA-256 repository', async () => {
+      gitDir = path.join(scratch, `sha256-${counter}.git`)
+      await run('git', ['init', '--bare', '--quiet', '--object-format=sha256', gitDir])
+      await withBranch()
+      await assertAdvertisement(false)
+    })
+
+    it('a client asking for protocol version 1', async () => {
+      await withBranch()
+      const ofGit = await read(advertiseRefs('git-receive-pack', { ...options(false), protocol: 'version=1' }))
+      const started = receivePacksStarted()
+      assert.equal(await read(advertiseRefs('git-receive-pack', { ...options(true), protocol: 'version=1' })), ofGit)
+      assert.equal(receivePacksStarted() - started, 1)
+      assert.match(ofGit, /version 1/)
+    })
+  })
+})
