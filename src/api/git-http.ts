@@ -267,7 +267,6 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
         protocol: gitProtocolOf(req.headers['git-protocol']),
         hooksDir,
         maxInputBytes: (await getApplicationSettings(ctx.db)).receive_max_input_size * 1024 * 1024,
-        objects: ctx.repositories.objects,
         timeoutMs: ctx.config.gitServiceTimeoutMs,
         idleTimeoutMs: ctx.config.gitServiceIdleTimeoutMs,
       }

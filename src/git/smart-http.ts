@@ -4,7 +4,6 @@
 // receive-pack's advertisement is Ingot's own where refs-reader.ts can read the refs exactly.
 // Streams only: packs pass through and are never held in memory.
 import type { Duplex } from 'node:stream'
-import type { CatFilePool } from './cat-file.js'
 import { spawnGit, type GitProcess } from './command.js'
 import { HOOK_REQUEST_FD, HOOK_VERDICT_FD } from './hooks.js'
 import { PACK_OBJECTS_CONTROL_FD, PACK_OBJECTS_DATA_FD, PACK_OBJECTS_PROGRESS_FD, hookCommandOf, type PackObjectsChannels } from './pack-objects-cache.js'
@@ -66,8 +65,6 @@ export interface ServiceOptions {
   packObjectsHook?: string
   /** For receive-pack: the largest pack it takes, in bytes (receive.maxInputSize); 0 for any. */
   maxInputBytes?: number
-  /** For receive-pack's advertisement: the cat-file readers, with which Ingot answers it without git. */
-  objects?: CatFilePool
   /** git is stopped at this time limit… */
   timeoutMs: number
   /** …and when no data moved (see the service's `touch`) for this long. */
@@ -172,8 +169,8 @@ export function advertiseRefs(service: GitService, options: ServiceOptions, onEx
     return answered(uploadPackCapabilities)
   }
   // A push's client sends no Git-Protocol (receive-pack speaks v0 only); any other is git's to answer.
-  if (service === 'git-receive-pack' && options.protocol === null && options.objects !== undefined) {
-    return pushAdvertisement(options, options.objects, onExit)
+  if (service === 'git-receive-pack' && options.protocol === null) {
+    return pushAdvertisement(options, onExit)
   }
   const advertisement = advertisementOfGit(service, options, onExit)
   return v2 ? remembered(advertisement) : advertisement
@@ -219,8 +216,8 @@ function rememberPushCapabilities(key: string, capabilities: string): void {
  * reading of the refs, or git's when the reading leaves it to git or the capabilities are not
  * known yet. Started at once, so that `onExit` is heard even if the answer is never read.
  */
-function pushAdvertisement(options: ServiceOptions, objects: CatFilePool, onExit: () => void): AsyncGenerator<Buffer> {
-  const answer = ownPushAdvertisement(options, objects).then(({ advertisement, capabilitiesKey }) => {
+function pushAdvertisement(options: ServiceOptions, onExit: () => void): AsyncGenerator<Buffer> {
+  const answer = ownPushAdvertisement(options).then(({ advertisement, capabilitiesKey }) => {
     if (advertisement !== null) {
       onExit()
       return answered(advertisement)
@@ -236,8 +233,8 @@ function pushAdvertisement(options: ServiceOptions, objects: CatFilePool, onExit
   return (async function* () { yield* await answer })()
 }
 
-async function ownPushAdvertisement(options: ServiceOptions, objects: CatFilePool): Promise<{ advertisement: Buffer | null; capabilitiesKey: string | null }> {
-  const snapshot = await readRefs(options.gitDir, objects)
+async function ownPushAdvertisement(options: ServiceOptions): Promise<{ advertisement: Buffer | null; capabilitiesKey: string | null }> {
+  const snapshot = await readRefs(options.gitDir)
   // Hidden refs configured in the repository would be git's to apply.
   if (snapshot === null || /hiderefs/i.test(snapshot.configText)) return { advertisement: null, capabilitiesKey: null }
   const capabilitiesKey = pushCapabilitiesKey(options, snapshot.configText)

@@ -1,7 +1,8 @@
 // receive-pack's ref advertisement (`GET …/info/refs?service=git-receive-pack`) as Ingot answers it
 // from its own reading of the refs (git/refs-reader.ts), compared byte for byte with git's own
-// `receive-pack --stateless-rpc --advertise-refs` given the same options, over many repository
-// states; and the states Ingot leaves to git, which must then start receive-pack and answer alike.
+// `receive-pack --stateless-rpc --advertise-refs` given the same options (asked through a client
+// saying `Git-Protocol: version=0`, which goes to git), over many repository states; and the states
+// Ingot leaves to git, which must then start receive-pack and answer alike.
 import { after, before, beforeEach, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -9,7 +10,6 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { CatFilePool } from '../../src/git/cat-file.js'
 import { gitProcessCounts } from '../../src/git/processes.js'
 import { advertiseRefs, type ServiceOptions } from '../../src/git/smart-http.js'
 
@@ -18,7 +18,6 @@ const run = promisify(execFile)
 describe('receive-pack advertisement without git', () => {
   let scratch: string
   let gitDir: string
-  let objects: CatFilePool
   let counter = 0
 
   const git = async (...args: string[]) => (await run('git', [
@@ -28,10 +27,11 @@ describe('receive-pack advertisement without git', () => {
     const tree = await git('hash-object', '-t', 'tree', '-w', '/dev/null')
     return git('commit-tree', tree, '-m', message, ...(parent === undefined ? [] : ['-p', parent]))
   }
-  const options = (withObjects: boolean): ServiceOptions => ({
+  const options = (): ServiceOptions => ({
     gitDir, protocol: null, hooksDir: path.join(scratch, 'hooks'), timeoutMs: 60_000, idleTimeoutMs: 60_000,
-    ...(withObjects ? { objects } : {}),
   })
+  /** git's own answer, asked as a client saying `version=0` is answered: by git, with the same options. */
+  const ofGit = () => read(advertiseRefs('git-receive-pack', { ...options(), protocol: 'version=0' }))
   const receivePacksStarted = () => gitProcessCounts().get('receive-pack')?.started ?? 0
   const read = async (answer: AsyncGenerator<Buffer>) => {
     const chunks: Buffer[] = []
@@ -44,12 +44,12 @@ describe('receive-pack advertisement without git', () => {
    * configuration teaches Ingot git's capabilities, so it is asked for once before.
    */
   const assertAdvertisement = async (own: boolean) => {
-    const ofGit = await read(advertiseRefs('git-receive-pack', options(false)))
-    await read(advertiseRefs('git-receive-pack', options(true)))
+    const expected = await ofGit()
+    await read(advertiseRefs('git-receive-pack', options()))
     const started = receivePacksStarted()
     let exited = false
-    const answer = await read(advertiseRefs('git-receive-pack', options(true), () => { exited = true }))
-    assert.equal(answer, ofGit)
+    const answer = await read(advertiseRefs('git-receive-pack', options(), () => { exited = true }))
+    assert.equal(answer, expected)
     assert.equal(receivePacksStarted() - started, own ? 0 : 1, own ? 'answered without git' : 'answered by git')
     assert.ok(exited, 'onExit heard')
     return answer
@@ -57,10 +57,8 @@ describe('receive-pack advertisement without git', () => {
 
   before(async () => {
     scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'ingot-push-advertisement-'))
-    objects = new CatFilePool()
   })
   after(async () => {
-    objects.closeAll()
     await fs.rm(scratch, { recursive: true, force: true })
   })
   beforeEach(async () => {
@@ -140,18 +138,25 @@ describe('receive-pack advertisement without git', () => {
     await assertAdvertisement(true)
   })
 
+  it('a ref to a missing object, listed as git (GIT_REF_PARANOIA on since 2.36) lists it', async () => {
+    await git('update-ref', 'refs/heads/main', await commit('first'))
+    await fs.writeFile(path.join(gitDir, 'refs', 'heads', 'broken'), `${'0123456789'.repeat(4)}\n`)
+    assert.match(await assertAdvertisement(true), /0123456789012345678901234567890123456789 refs\/heads\/broken/)
+  })
+
+  it('a replacement ref is a ref like any other', async () => {
+    const first = await commit('first')
+    await git('update-ref', 'refs/heads/main', first)
+    await git('update-ref', `refs/replace/${first}`, await commit('second'))
+    await assertAdvertisement(true)
+  })
+
   describe('left to git', () => {
     const withBranch = async () => {
       const first = await commit('first')
       await git('update-ref', 'refs/heads/main', first)
       return first
     }
-
-    it('a ref to a missing object (git versions differ on listing it)', async () => {
-      await withBranch()
-      await fs.writeFile(path.join(gitDir, 'refs', 'heads', 'broken'), `${'0123456789'.repeat(4)}\n`)
-      await assertAdvertisement(false)
-    })
 
     it('alternates', async () => {
       await withBranch()
@@ -211,12 +216,24 @@ describe('receive-pack advertisement without git', () => {
       await assertAdvertisement(false)
     })
 
-    it('configuration of hidden refs, and a replacement ref', async () => {
+    it('many refs, where git lists them faster: packed-refs over 64 KiB, more than 256 loose refs', async () => {
       const first = await withBranch()
-      await git('config', 'receive.hideRefs', 'refs/heads/main')
+      const updates = Array.from({ length: 300 }, (_, i) => `create refs/heads/many-${i} ${first}\n`).join('')
+      await fs.writeFile(path.join(scratch, 'updates'), updates)
+      await run('sh', ['-c', 'git --git-dir "$1" update-ref --stdin < "$2"', 'sh', gitDir, path.join(scratch, 'updates')])
       await assertAdvertisement(false)
-      await git('config', '--unset', 'receive.hideRefs')
-      await git('update-ref', `refs/replace/${first}`, first)
+      await git('pack-refs', '--all')
+      await assertAdvertisement(true)
+      const more = Array.from({ length: 1000 }, (_, i) => `create refs/tags/many-${i} ${first}\n`).join('')
+      await fs.writeFile(path.join(scratch, 'updates'), more)
+      await run('sh', ['-c', 'git --git-dir "$1" update-ref --stdin < "$2" && git --git-dir "$1" pack-refs --all', 'sh', gitDir, path.join(scratch, 'updates')])
+      assert.ok((await fs.stat(path.join(gitDir, 'packed-refs'))).size > 64 * 1024)
+      await assertAdvertisement(false)
+    })
+
+    it('configuration of hidden refs', async () => {
+      await withBranch()
+      await git('config', 'receive.hideRefs', 'refs/heads/main')
       await assertAdvertisement(false)
     })
 
@@ -229,11 +246,11 @@ describe('receive-pack advertisement without git', () => {
 
     it('a client asking for protocol version 1', async () => {
       await withBranch()
-      const ofGit = await read(advertiseRefs('git-receive-pack', { ...options(false), protocol: 'version=1' }))
       const started = receivePacksStarted()
-      assert.equal(await read(advertiseRefs('git-receive-pack', { ...options(true), protocol: 'version=1' })), ofGit)
+      const answer = await read(advertiseRefs('git-receive-pack', { ...options(), protocol: 'version=1' }))
       assert.equal(receivePacksStarted() - started, 1)
-      assert.match(ofGit, /version 1/)
+      assert.match(answer, /^001f# service=git-receive-pack\n0000000eversion 1\n/)
+      assert.equal(answer.replace('000eversion 1\n', ''), await ofGit())
     })
   })
 })
