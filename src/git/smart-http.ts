@@ -1,11 +1,14 @@
 // The git side of the smart HTTP protocol (as `git http-backend` speaks it): `upload-pack` and
 // `receive-pack` in --stateless-rpc mode, their ref advertisements with the `# service=` preamble
 // (left out for protocol v2), content types and the headers that keep proxies from caching.
+// receive-pack's advertisement is Ingot's own where refs-reader.ts can read the refs exactly.
 // Streams only: packs pass through and are never held in memory.
 import type { Duplex } from 'node:stream'
 import { spawnGit, type GitProcess } from './command.js'
 import { HOOK_REQUEST_FD, HOOK_VERDICT_FD } from './hooks.js'
 import { PACK_OBJECTS_CONTROL_FD, PACK_OBJECTS_DATA_FD, PACK_OBJECTS_PROGRESS_FD, hookCommandOf, type PackObjectsChannels } from './pack-objects-cache.js'
+import { readRefs, type Ref } from './refs-reader.js'
+import { NULL_OID } from './repository.js'
 
 export type GitService = 'git-upload-pack' | 'git-receive-pack'
 export function isGitService(value: unknown): value is GitService {
@@ -25,6 +28,11 @@ export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = {
 
 /** Namespaces Ingot keeps for itself: invisible to pushes, so nobody can write them. */
 const HIDDEN_FROM_PUSHES = ['refs/merge-requests', 'refs/keep-around', 'refs/environments', 'refs/pipelines', 'refs/tmp']
+
+/** What receive.hideRefs hides for each of HIDDEN_FROM_PUSHES: the name itself and the names under it. */
+function isHiddenFromPushes(name: string): boolean {
+  return HIDDEN_FROM_PUSHES.some((prefix) => name === prefix || name.startsWith(`${prefix}/`))
+}
 
 function pktLine(text: string): string {
   return `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, '0')}${text}`
@@ -151,7 +159,7 @@ async function* answered(bytes: Buffer): AsyncGenerator<Buffer> {
 }
 
 /**
- * The answer to `GET …/info/refs?service=…`: the preamble, then git's advertisement, streamed;
+ * The answer to `GET …/info/refs?service=…`: the preamble, then the advertisement, streamed;
  * `onExit` hears when git is gone (at once when no git was needed).
  */
 export function advertiseRefs(service: GitService, options: ServiceOptions, onExit: () => void = () => {}): AsyncGenerator<Buffer> {
@@ -160,14 +168,117 @@ export function advertiseRefs(service: GitService, options: ServiceOptions, onEx
     onExit()
     return answered(uploadPackCapabilities)
   }
+  // A push's client sends no Git-Protocol (receive-pack speaks v0 only); any other is git's to answer.
+  if (service === 'git-receive-pack' && options.protocol === null) {
+    return pushAdvertisement(options, onExit)
+  }
+  const advertisement = advertisementOfGit(service, options, onExit)
+  return v2 ? remembered(advertisement) : advertisement
+}
+
+function serviceAnnouncement(service: GitService): Buffer {
+  return Buffer.from(`${pktLine(`# service=${service}\n`)}0000`)
+}
+
+/** git's own advertisement, from a `--advertise-refs` run. */
+function advertisementOfGit(service: GitService, options: ServiceOptions, onExit: () => void): AsyncGenerator<Buffer> {
   const started = spawnGit([...serviceArgs(service, options), '--stateless-rpc', '--advertise-refs', options.gitDir], {
     env: serviceEnv(options), timeoutMs: options.timeoutMs, idleTimeoutMs: options.idleTimeoutMs,
   })
   started.child.stdin.end()
   started.child.once('exit', onExit)
   started.child.once('error', onExit)
-  if (v2) return remembered(outputOf(started))
-  return outputOf(started, Buffer.from(`${pktLine(`# service=${service}\n`)}0000`))
+  const v2 = isProtocolV2(options.protocol) && service === 'git-upload-pack'
+  return v2 ? outputOf(started) : outputOf(started, serviceAnnouncement(service))
+}
+
+/**
+ * receive-pack's capabilities (the first line's, after its NUL), by what they depend on: git's
+ * version, the options serviceArgs gives it and the repository's configuration. Learnt from git's
+ * own advertisements: the first push per configuration runs git.
+ */
+const pushCapabilities = new Map<string, string>()
+const MAX_PUSH_CAPABILITIES = 64
+
+function pushCapabilitiesKey(options: ServiceOptions, configText: string): string {
+  return `${serviceArgs('git-receive-pack', options).join('\0')}\0\0${configText}`
+}
+
+function rememberPushCapabilities(key: string, capabilities: string): void {
+  // A push certificate's nonce and a session id change with every run: never the same twice.
+  if (/(?:^| )(?:push-cert|session-id)=/.test(capabilities)) return
+  if (pushCapabilities.size >= MAX_PUSH_CAPABILITIES) pushCapabilities.delete(pushCapabilities.keys().next().value as string)
+  pushCapabilities.set(key, capabilities)
+}
+
+/**
+ * receive-pack's advertisement (`write_head_info` in git's builtin/receive-pack.c) from Ingot's own
+ * reading of the refs, or git's when the reading leaves it to git or the capabilities are not
+ * known yet. Started at once, so that `onExit` is heard even if the answer is never read.
+ */
+function pushAdvertisement(options: ServiceOptions, onExit: () => void): AsyncGenerator<Buffer> {
+  const answer = ownPushAdvertisement(options).then(({ advertisement, capabilitiesKey }) => {
+    if (advertisement !== null) {
+      onExit()
+      return answered(advertisement)
+    }
+    const ofGit = advertisementOfGit('git-receive-pack', options, onExit)
+    return capabilitiesKey === null ? ofGit : learnCapabilities(ofGit, capabilitiesKey)
+  }, (err: unknown) => {
+    onExit()
+    throw err
+  })
+  // Heard by the body when read; a body never read must not leave the failure unhandled.
+  answer.catch(() => {})
+  return (async function* () { yield* await answer })()
+}
+
+async function ownPushAdvertisement(options: ServiceOptions): Promise<{ advertisement: Buffer | null; capabilitiesKey: string | null }> {
+  const snapshot = await readRefs(options.gitDir)
+  // Hidden refs configured in the repository would be git's to apply.
+  if (snapshot === null || /hiderefs/i.test(snapshot.configText)) return { advertisement: null, capabilitiesKey: null }
+  const capabilitiesKey = pushCapabilitiesKey(options, snapshot.configText)
+  const capabilities = pushCapabilities.get(capabilitiesKey)
+  return { advertisement: capabilities === undefined ? null : pushAdvertisementOf(snapshot.refs, capabilities), capabilitiesKey }
+}
+
+/** Every ref but hidden ones, the first with the capabilities (a placeholder line when there is none), then a flush. */
+function pushAdvertisementOf(refs: readonly Ref[], capabilities: string): Buffer {
+  const shown = refs.filter((ref) => !isHiddenFromPushes(ref.name))
+  const lines = shown.length === 0
+    ? [`${NULL_OID} capabilities^{}\0${capabilities}\n`]
+    : shown.map((ref, index) => (index === 0 ? `${ref.oid} ${ref.name}\0${capabilities}\n` : `${ref.oid} ${ref.name}\n`))
+  return Buffer.concat([serviceAnnouncement('git-receive-pack'), Buffer.from(`${lines.map(pktLine).join('')}0000`, 'latin1')])
+}
+
+/** Passes git's advertisement on, and remembers the capabilities of its first line under `key`. */
+async function* learnCapabilities(advertisement: AsyncGenerator<Buffer>, key: string): AsyncGenerator<Buffer> {
+  const skipped = serviceAnnouncement('git-receive-pack').length
+  let head: Buffer | null = Buffer.alloc(0)
+  let capabilities: string | null = null
+  for await (const chunk of advertisement) {
+    if (head !== null) {
+      head = Buffer.concat([head, chunk])
+      const line = firstPktLine(head.subarray(skipped))
+      if (line !== null) {
+        const nul = line.indexOf('\0')
+        capabilities = nul !== -1 && line.endsWith('\n') ? line.slice(nul + 1, -1) : null
+        head = null
+      }
+    }
+    yield chunk
+  }
+  // Only from a whole answer: outputOf throws for a git that failed or was cut short.
+  if (capabilities !== null) rememberPushCapabilities(key, capabilities)
+}
+
+/** The text of the first pkt-line in `bytes` ('' for a flush or no pkt-line); null until it is all there. */
+function firstPktLine(bytes: Buffer): string | null {
+  if (bytes.length < 4) return null
+  const length = Number.parseInt(bytes.subarray(0, 4).toString('latin1'), 16)
+  if (!(length >= 4)) return ''
+  if (bytes.length < length) return null
+  return bytes.subarray(4, length).toString('latin1')
 }
 
 /**

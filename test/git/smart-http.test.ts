@@ -322,6 +322,24 @@ describe('git smart HTTP', () => {
       assert.deepEqual(rules.body.map((rule: { name: string }) => rule.name), ['main'])
     })
 
+    it('answers a push\'s ref advertisement without git once git gave its capabilities: a push starts one receive-pack', async () => {
+      const { project, commit } = await projectWithCommit('private')
+      const repo = t.ctx.repositories.open(project.id)
+      await repo.run(['update-ref', 'refs/merge-requests/1/head', commit])
+      const dir = await cloneOf(project, login(owner))
+      await commitIn(dir, 'one.txt', '1\n')
+      await client.ok(['push', 'origin', 'HEAD:refs/heads/first'], { cwd: dir })
+      const started = gitProcessCounts().get('receive-pack')?.started ?? 0
+      const second = await commitIn(dir, 'two.txt', '2\n')
+      const result = await client.git(['push', 'origin', 'HEAD:refs/heads/master'], { cwd: dir, env: { GIT_TRACE_PACKET: '1' } })
+      assert.equal(result.code, 0, result.stderr)
+      // The POST's receive-pack alone; the advertisement listed the branches, not the hidden ref.
+      assert.equal(gitProcessCounts().get('receive-pack')?.started, started + 1)
+      assert.match(result.stderr, /git< [0-9a-f]{40} refs\/heads\/first\\0report-status /)
+      assert.doesNotMatch(result.stderr, /refs\/merge-requests/)
+      assert.equal(await refOnServer(project, 'refs/heads/master'), second)
+    })
+
     it('lets a Developer push a branch, and records commit counts of later pushes', async () => {
       const { project, commit } = await projectWithCommit('private')
       const developer = await makeUser(t)
