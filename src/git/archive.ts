@@ -3,10 +3,8 @@
 // tar.bz2 through the bzip2 program. Nothing is written to disk and the first bytes leave as soon
 // as git produces them.
 import { spawn } from 'node:child_process'
-import fs from 'node:fs'
-import path from 'node:path'
 import { PassThrough, type Readable } from 'node:stream'
-import { GIT_ENV, spawnGit } from './command.js'
+import { GIT_ENV, findProgram, spawnGit } from './command.js'
 import { ownedOutput } from './blob.js'
 import type { GitRepository } from './repository.js'
 
@@ -42,20 +40,6 @@ export function archivePrefix(projectPath: string, ref: string, commit: string):
 }
 
 /** Where a program lives on the PATH git runs with; null when it is not installed. */
-export function findProgram(name: string, searchPath: string = GIT_ENV.PATH ?? ''): string | null {
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (dir === '') continue
-    const candidate = path.join(dir, name)
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK)
-      return candidate
-    } catch {
-      // not in this directory
-    }
-  }
-  return null
-}
-
 export class ArchiverMissingError extends Error {
   constructor(readonly program: string) {
     super(`the ${program} program is not installed`)

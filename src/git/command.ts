@@ -3,6 +3,7 @@
 // values (refs, paths, revisions) reach git only through the checks below and after
 // `--end-of-options` (or `--` for paths), so none can be read as an option.
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
+import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
@@ -26,6 +27,33 @@ export const GIT_ENV: Readonly<Record<string, string>> = {
   GIT_CONFIG_GLOBAL: '/dev/null',
   // Paths users give are paths, never patterns.
   GIT_LITERAL_PATHSPECS: '1',
+}
+
+/** The first executable `name` on `searchPath` (a PATH-style list), or null. */
+export function findProgram(name: string, searchPath: string = GIT_ENV.PATH ?? ''): string | null {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (dir === '') continue
+    const candidate = path.join(dir, name)
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK)
+      return candidate
+    } catch {
+      // not in this directory
+    }
+  }
+  return null
+}
+
+let gitProgram: string | undefined
+
+/**
+ * git's full path, looked up on PATH once. Spawned by its bare name, the forked child would try each
+ * directory of PATH in turn, and the event loop waits until its exec succeeds (0.6-0.8 ms per git
+ * process with eight directories before /usr/bin). Still `git` in `ps` (argv0).
+ */
+function gitExecutable(): string {
+  gitProgram ??= findProgram('git') ?? 'git'
+  return gitProgram
 }
 
 export interface RunGitOptions {
@@ -79,7 +107,8 @@ export function runGitLimited(args: readonly string[], options: RunGitOptions = 
   const fullArgs = gitArgs(args, options)
   const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
   return new Promise((resolve, reject) => {
-    const child = spawn('git', fullArgs, {
+    const child = spawn(gitExecutable(), fullArgs, {
+      argv0: 'git',
       env: { ...GIT_ENV, ...options.env },
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -155,7 +184,8 @@ export interface SpawnGitOptions extends Omit<RunGitOptions, 'input' | 'maxOutpu
 export function spawnGit(args: readonly string[], options: SpawnGitOptions = {}) {
   const fullArgs = gitArgs(args, options)
   const extra = Array.from({ length: options.extraFds ?? 0 }, () => 'pipe' as const)
-  const child = spawn('git', fullArgs, {
+  const child = spawn(gitExecutable(), fullArgs, {
+    argv0: 'git',
     env: { ...GIT_ENV, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe', ...extra],
     ...(options.signal === undefined ? {} : { signal: options.signal }),
