@@ -45,21 +45,35 @@ export function presentRepositoryFile(file: RepositoryFileView & { data: Buffer 
   return { ...presentFileMetadata(file), content: file.data.toString('base64') }
 }
 
+/** Printable ASCII: a header value as it is (ids, digests and most paths). */
+const PLAIN_HEADER_VALUE = /^[\x20-\x7e]*$/
+
 /**
  * A header value as the bytes of its UTF-8 text (Node writes header strings as latin1, so each
  * character stands for one byte), the characters no header may hold replaced.
  */
 function headerValue(value: string | number): string {
+  const text = String(value)
+  if (PLAIN_HEADER_VALUE.test(text)) return text
   // eslint-disable-next-line no-control-regex
-  return Buffer.from(String(value), 'utf8').toString('latin1').replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '_')
+  return Buffer.from(text, 'utf8').toString('latin1').replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '_')
+}
+
+/** `file_name` → `X-Service-File-Name`, made once per field. */
+const headerNames = new Map<string, string>()
+
+function headerNameOf(field: string): string {
+  let name = headerNames.get(field)
+  if (name === undefined) {
+    name = `X-Service-${field.split('_').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('-')}`
+    headerNames.set(field, name)
+  }
+  return name
 }
 
 /** The metadata as `X-Service-<Field-Name>` headers (the original's X-<product>-* headers renamed by the spec). */
 export function fileHeaders(file: RepositoryFileView): Record<string, string> {
   const headers: Record<string, string> = {}
-  for (const [field, value] of Object.entries(presentFileMetadata(file))) {
-    const name = field.split('_').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('-')
-    headers[`X-Service-${name}`] = headerValue(value)
-  }
+  for (const [field, value] of Object.entries(presentFileMetadata(file))) headers[headerNameOf(field)] = headerValue(value)
   return headers
 }

@@ -50,12 +50,15 @@ class CatFileReader {
   private buffered = 0
   /** The object being read: its header is parsed, its bytes are arriving (and dropped when `tooLarge`). */
   private current: { info: ObjectInfo; request: Pending; tooLarge: boolean; remaining: number } | null = null
+  /** Commands not yet written: those of one turn of the event loop go to git in one write. */
+  private unwritten = ''
   private idleTimer: NodeJS.Timeout | null = null
   private answerTimer: NodeJS.Timeout | null = null
   closed = false
 
   constructor(gitDir: string, private readonly maxObjectBytes: number, private readonly onClose: () => void) {
-    this.process = spawnGit(['cat-file', '--batch-command'], { gitDir, timeoutMs: 0 }).child
+    // --buffer: git answers a turn's commands at its `flush`, in one write instead of one per answer.
+    this.process = spawnGit(['cat-file', '--batch-command', '--buffer'], { gitDir, timeoutMs: 0 }).child
     this.process.stdout.on('data', (chunk: Buffer) => this.receive(chunk))
     const fail = (error: Error) => this.close(error)
     this.process.on('error', fail)
@@ -72,8 +75,19 @@ class CatFileReader {
     this.answerTimer ??= setTimeout(() => this.close(new Error('git cat-file did not answer in time')), ANSWER_TIMEOUT_MS).unref()
     return new Promise((resolve, reject) => {
       this.pending.push({ kind, resolve, reject })
-      this.process.stdin.write(`${kind} ${name}\n`)
+      if (this.unwritten === '') setImmediate(() => this.writeUnwritten())
+      this.unwritten += `${kind} ${name}\n`
     })
+  }
+
+  /**
+   * The commands of this turn of the event loop (of every request it served) in one write: one
+   * wake-up of git and one of Ingot for them all, where a write each cost a switch between the two.
+   */
+  private writeUnwritten(): void {
+    const commands = this.unwritten
+    this.unwritten = ''
+    if (!this.closed) this.process.stdin.write(`${commands}flush\n`)
   }
 
   /** Removes the first `length` buffered bytes and returns them (copied, so no chunk stays referenced). */

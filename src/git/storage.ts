@@ -3,7 +3,7 @@
 // transfers never move files and no user-chosen name ever becomes a path; a project's wiki is a
 // second bare repository beside it (`….wiki.git`), made on its first write. open() and openWiki()
 // hand out GitRepository objects sharing one pool of long-lived cat-file readers.
-import { createHash, randomUUID } from 'node:crypto'
+import { hash, randomUUID } from 'node:crypto'
 import fsSync from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
@@ -67,8 +67,8 @@ export class RepositoryStorage {
 
   /** The hashed relative path of a project's repository, without `.git`. */
   static diskPath(projectId: number): string {
-    const hash = createHash('sha256').update(String(projectId)).digest('hex')
-    return path.join('@hashed', hash.slice(0, 2), hash.slice(2, 4), hash)
+    const digest = hash('sha256', String(projectId))
+    return path.join('@hashed', digest.slice(0, 2), digest.slice(2, 4), digest)
   }
 
   repositoryPath(projectId: number): string {

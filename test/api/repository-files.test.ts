@@ -226,6 +226,25 @@ describe('repository files', () => {
       assert.deepEqual([missing.status, missing.body], [400, { message: "A file with this name doesn't exist" }])
     })
 
+    it('reads a file at a branch as it is now, after writes, and at an older commit as it was', async () => {
+      const { project, first } = await projectWithFiles()
+      const get = (ref: string) => t.api('GET', fileUrl(project, 'docs/guide/read me.md'), { token: owner.token, query: { ref } })
+      const before = await get('master')
+      assert.equal(before.status, 200)
+      const put = await t.api('PUT', fileUrl(project, 'docs/guide/read me.md'), {
+        token: owner.token, body: { branch: 'master', commit_message: 'Edit', content: '# Guide v3\n' },
+      })
+      assert.equal(put.status, 200)
+      const after = await get('master')
+      assert.equal(Buffer.from(after.body.content, 'base64').toString(), '# Guide v3\n')
+      assert.notEqual(after.body.commit_id, before.body.commit_id)
+      assert.equal(after.body.last_commit_id, after.body.commit_id)
+      assert.notEqual(after.body.content_sha256, before.body.content_sha256)
+      const raw = await t.api('GET', `${fileUrl(project, 'docs/guide/read me.md')}/raw`, { token: owner.token, query: { ref: 'master' } })
+      assert.deepEqual([raw.text, raw.headers['x-service-last-commit-id']], ['# Guide v3\n', after.body.commit_id])
+      assert.deepEqual((await get(first)).body, { ...before.body, ref: first, commit_id: first })
+    })
+
     it('DELETE removes the file, with its parameters in the query or the body, and answers 204', async () => {
       const { project } = await projectWithFiles()
       const byQuery = await t.api('DELETE', fileUrl(project, 'other.txt'), { token: owner.token, query: { branch: 'master', commit_message: 'Remove' } })

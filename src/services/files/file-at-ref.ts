@@ -1,7 +1,8 @@
 // A file of a repository at a branch, tag or commit, as the files API shows it (spec: Repository
 // files, File): the blob found through the long-lived cat-file readers, its SHA-256 and the last
-// commit that touched its path. Small files come whole; a large one is hashed as it streams from
-// git (once per blob: blobs never change) and its content streams again when sent.
+// commit that touched its path, kept per commit and path (commits never change) so that a hot file
+// costs its ref's resolution and one read. Small files come whole; a large one is hashed as it
+// streams from git (once per blob: blobs never change) and its content streams again when sent.
 import { createHash } from 'node:crypto'
 import { pipeline } from 'node:stream/promises'
 import { INLINE_BLOB_LIMIT, streamBlob } from '../../git/blob.js'
@@ -35,6 +36,32 @@ function largeBlobDigest(repo: GitRepository, blobId: string): Promise<string> {
   })
 }
 
+/** What the files API says of a file at a commit besides its bytes: a commit's files never change. */
+interface FileFacts {
+  blobId: string
+  size: number
+  contentSha256: string
+  lastCommitId: string
+}
+
+/**
+ * Facts by repository, commit and path (null: no file there), so that a hot file costs one object
+ * read after its ref is resolved, instead of a path lookup, a read, a digest and a history search.
+ */
+const fileFacts = new ImmutableMemo<FileFacts | null>()
+
+async function factsOf(repo: GitRepository, commitId: string, path: string): Promise<FileFacts | null> {
+  const info = await repo.info(`${commitId}:${path}`)
+  if (info === null || info.type !== 'blob') return null
+  const [contentSha256, lastCommitId] = await Promise.all([
+    info.size <= INLINE_BLOB_LIMIT ? repo.read(info.oid).then((object) => object && createHash('sha256').update(object.data).digest('hex')) : largeBlobDigest(repo, info.oid),
+    lastCommitForPath(repo, commitId, path),
+  ])
+  if (contentSha256 === null) return null
+  // A file always has a commit that added it; the commit itself is the fallback all the same.
+  return { blobId: info.oid, size: info.size, contentSha256, lastCommitId: lastCommitId ?? commitId }
+}
+
 /**
  * The file at `path` (already cleaned with cleanTreePath) of the commit `ref` names; which of the
  * two is missing otherwise.
@@ -42,23 +69,9 @@ function largeBlobDigest(repo: GitRepository, blobId: string): Promise<string> {
 export async function findFileAtRef(repo: GitRepository, ref: string, path: string): Promise<FileLookup> {
   const commitId = await repo.resolveCommit(ref)
   if (commitId === null) return { missing: 'Commit' }
-  const info = path === '' ? null : await repo.info(`${commitId}:${path}`)
-  if (info === null || info.type !== 'blob') return { missing: 'File' }
-  const small = info.size <= INLINE_BLOB_LIMIT
-  const [object, lastCommitId] = await Promise.all([
-    small ? repo.read(info.oid) : Promise.resolve(null),
-    lastCommitForPath(repo, commitId, path),
-  ])
-  if (small && object === null) return { missing: 'File' }
-  const contentSha256 = object !== null
-    ? createHash('sha256').update(object.data).digest('hex')
-    : await largeBlobDigest(repo, info.oid)
-  return {
-    found: {
-      ref, commitId, path, blobId: info.oid, size: info.size, contentSha256,
-      // A file always has a commit that added it; the commit itself is the fallback all the same.
-      lastCommitId: lastCommitId ?? commitId,
-      data: object?.data ?? null,
-    },
-  }
+  const facts = path === '' ? null : await fileFacts.get(`${repo.gitDir}\0${commitId}\0${path}`, () => factsOf(repo, commitId, path))
+  if (facts === null) return { missing: 'File' }
+  const object = facts.size <= INLINE_BLOB_LIMIT ? await repo.read(facts.blobId) : null
+  if (facts.size <= INLINE_BLOB_LIMIT && object === null) return { missing: 'File' }
+  return { found: { ref, commitId, path, ...facts, data: object?.data ?? null } }
 }
