@@ -51,7 +51,7 @@ export function presentCommit(commit: Commit): CommitBasicEntity {
     short_id: commit.id.slice(0, 8),
     title: commitTitle(commit.message),
     created_at: signatureTime(commit.committer),
-    parent_ids: commit.parents,
+    parent_ids: [...commit.parents],
     message: commit.message,
     author_name: commit.author.name,
     author_email: commit.author.email,

@@ -8,7 +8,7 @@ import { historySearchRefused } from '../common/errors.js'
 import { MAX_INSTANT, MIN_INSTANT } from '../db/values.js'
 import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
 import { BRANCH_PREFIX, TAG_PREFIX } from './ref-names.js'
-import { ImmutableMemo } from './memo.js'
+import { ImmutableCache, ImmutableMemo } from './memo.js'
 import { readLooseObject } from './quarantine.js'
 
 const mergeBases = new ImmutableMemo<string | null>()
@@ -27,13 +27,14 @@ export interface Signature {
   timezone: string
 }
 
+/** Read only: commits read once are shared by every caller that reads them again (readCommit). */
 export interface Commit {
-  id: string
-  tree: string
-  parents: string[]
-  author: Signature
-  committer: Signature
-  message: string
+  readonly id: string
+  readonly tree: string
+  readonly parents: readonly string[]
+  readonly author: Readonly<Signature>
+  readonly committer: Readonly<Signature>
+  readonly message: string
 }
 
 export interface TreeEntry {
@@ -79,21 +80,27 @@ export function parseCommit(id: string, data: Buffer): Commit {
   const text = data.toString('utf8')
   const headerEnd = text.indexOf('\n\n')
   const headers = (headerEnd === -1 ? text : text.slice(0, headerEnd)).split('\n')
-  const commit: Commit = {
-    id, tree: '', parents: [], message: headerEnd === -1 ? '' : text.slice(headerEnd + 2),
-    author: parseSignature(''), committer: parseSignature(''),
-  }
+  let tree = ''
+  const parents: string[] = []
+  let author = parseSignature('')
+  let committer = parseSignature('')
   for (const line of headers) {
     const space = line.indexOf(' ')
     const key = line.slice(0, space)
     const value = line.slice(space + 1)
-    if (key === 'tree') commit.tree = value
-    else if (key === 'parent') commit.parents.push(value)
-    else if (key === 'author') commit.author = parseSignature(value)
-    else if (key === 'committer') commit.committer = parseSignature(value)
+    if (key === 'tree') tree = value
+    else if (key === 'parent') parents.push(value)
+    else if (key === 'author') author = parseSignature(value)
+    else if (key === 'committer') committer = parseSignature(value)
   }
-  return commit
+  return { id, tree, parents, author, committer, message: headerEnd === -1 ? '' : text.slice(headerEnd + 2) }
 }
+
+/**
+ * Commits read by their full id, by repository: a commit never changes, and pages of history and
+ * the pages around them read the same commits again and again. Weighed by their bytes.
+ */
+const recentCommits = new ImmutableCache<Commit>({ entries: 4096, weight: 4 * 1024 * 1024 })
 
 export class GitRepository {
   constructor(readonly gitDir: string, private readonly objects: CatFilePool) {}
@@ -132,8 +139,15 @@ export class GitRepository {
   }
 
   async readCommit(id: string): Promise<Commit | null> {
+    const key = `${this.gitDir}\0${id}`
+    const known = recentCommits.get(key)
+    if (known !== undefined) return known
     const object = await this.read(id)
-    return object === null || object.type !== 'commit' ? null : parseCommit(object.oid, object.data)
+    if (object === null || object.type !== 'commit') return null
+    const commit = parseCommit(object.oid, object.data)
+    // Only what was named by its id: a branch or tag name moves.
+    if (id === object.oid) recentCommits.set(key, commit, object.data.length)
+    return commit
   }
 
   /** Several commits at once, in the order asked (missing ones left out). */

@@ -116,4 +116,31 @@ describe('git repository layer', () => {
     assert.ok(reads.every((r) => r?.data.toString() === 'hello\nworld\n'))
     assert.equal(await repo.info('main:missing'), null)
   })
+
+  it('answers each of the lookups and reads asked in one turn, misses between them included, in order', async () => {
+    const head = await repo.resolveCommit('main')
+    // One turn of the event loop: every command goes to git in one write, answered at its flush.
+    const [tip, readme, missing, tree, again, none] = await Promise.all([
+      repo.info('main^{commit}'), repo.read('main:README.md'), repo.read('main:nope'), repo.info('main:src'),
+      repo.read('main:README.md'), repo.info('0000000000000000000000000000000000000001'),
+    ])
+    assert.equal(tip?.oid, head)
+    assert.equal(readme?.data.toString(), 'hello\nworld\n')
+    assert.equal(missing, null)
+    assert.equal(tree, null, 'src was emptied by the second commit')
+    assert.equal(again?.oid, readme?.oid)
+    assert.equal(none, null)
+  })
+
+  it('reads a commit by its id from memory again, and a branch name always as it is now', async () => {
+    const head = (await repo.resolveCommit('main'))!
+    const first = await repo.readCommit(head)
+    assert.equal(await repo.readCommit(head), first, 'the same commit, kept')
+    const next = await writeCommit(repo, { parent: head, message: 'third', author: who, committer: who, changes: [{ path: 'c.txt', content: Buffer.from('c\n') }] })
+    assert.equal((await repo.readCommit('main'))?.id, head)
+    assert.equal(await repo.compareAndSwapRef('refs/heads/main', next, head), true)
+    assert.equal((await repo.readCommit('main'))?.id, next, 'a branch name is read anew')
+    assert.deepEqual((await repo.readCommit(next))?.parents, [head])
+    assert.equal(await repo.readCommit('1111111111111111111111111111111111111111'), null)
+  })
 })
