@@ -4,7 +4,8 @@
 // (auth/git-credentials.ts), 401 with a challenge so git asks for credentials, 404 for a private
 // project the caller cannot see, 403 with the original's sentences (shown by git as `remote: …`),
 // and pushes decided by the one push check (refusalOf) from receive-pack's pre-receive hook, then
-// recorded by afterPush from its post-receive hook. Bodies stream both ways; a pack is never held.
+// recorded by afterPush from its report before the answer ends. Bodies stream both ways; a pack is
+// never held.
 // A project's wiki is served the same way at `<full_path>.wiki.git`: readable with the wiki
 // (read_wiki), pushed to by Developers (create_wiki), made on first use (a clone of a wiki nobody
 // wrote yet is an empty clone, as in the original), and its pushes are no pushes of the project:
@@ -24,7 +25,7 @@ import type { ProjectSubject } from '../policies/project-policy.js'
 import { afterPush } from '../services/push/after-push.js'
 import { refusalOf } from '../services/push/check-push.js'
 import { markWikiActivity } from '../services/wikis/wiki-commits.js'
-import type { HookHandlers } from '../git/hooks.js'
+import type { HookHandlers, PushWatch } from '../git/hooks.js'
 import { getApplicationSettings } from '../services/settings.js'
 import { checkGitAccess, GitAccessDenied, type GitAccessor } from '../services/git-access/git-access.js'
 import { gitServiceSlotsOf } from '../services/git-access/service-slots.js'
@@ -145,18 +146,22 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   req.raw.pipe(body)
   const gunzip = decoder === 'gzip' ? createGunzip() : null
   // How much a push brought (its pack, mostly), for housekeeping's sake: counted as git is given
-  // it, so the whole pack is counted by the time receive-pack runs its post-receive hook.
+  // it, so the whole pack is counted by the time receive-pack reports.
   let receivedBytes = 0
   if (service === 'git-receive-pack') (gunzip ?? body).on('data', (chunk: Buffer) => { receivedBytes += chunk.length })
   const stop = () => { if (child.exitCode === null && child.signalCode === null) child.kill() }
+  let push: PushWatch | null = null
   if (service === 'git-receive-pack' && pusher !== null) {
     const pipes = hookPipesOf(proc)
     const onError: HookHandlers['onError'] = (err) => req.log.error({ err, project: subject.project.id }, 'git push hook failed')
-    serveHooks(pipes.fromHooks, pipes.toHooks, authorized.wiki
+    const repo = authorized.wiki ? ctx.repositories.openWiki(subject.project.id) : ctx.repositories.open(subject.project.id)
+    const refTarget: HookHandlers['refTarget'] = async (ref) => (await repo.info(ref))?.oid ?? null
+    push = serveHooks(pipes.fromHooks, pipes.toHooks, authorized.wiki
       ? {
         // Pushing to the wiki at all was the decision (create_wiki); its refs have no rules.
         preReceive: async () => ({ allow: true, messages: [] }),
-        postReceive: () => markWikiActivity(ctx.db, subject.project.id),
+        pushed: () => markWikiActivity(ctx.db, subject.project.id),
+        refTarget,
         onError,
       }
       : {
@@ -166,7 +171,8 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
           const refusal = await refusalOf({ ctx, subject, actor: pusher, updates, gitEnv })
           return refusal === null ? { allow: true, messages: [] } : { allow: false, messages: [refusal] }
         },
-        postReceive: (updates) => afterPush(ctx, subject.project, pusher, updates, { receivedBytes }),
+        pushed: (updates) => afterPush(ctx, subject.project, pusher, updates, { receivedBytes }),
+        refTarget,
         onError,
       })
     child.once('exit', () => { pipes.fromHooks.destroy(); pipes.toHooks.destroy() })
@@ -186,22 +192,27 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   if (gunzip !== null) pipeline(body, gunzip, child.stdin, finished)
   else pipeline(body, child.stdin, finished)
   reply.raw.once('close', () => { if (!reply.raw.writableFinished) stop() })
-  return reply.headers(NO_CACHE_HEADERS).type(resultType(service)).send(Readable.from(answerOf(req, proc, () => bodyError)))
+  return reply.headers(NO_CACHE_HEADERS).type(resultType(service)).send(Readable.from(answerOf(req, proc, () => bodyError, push)))
 }
 
 /**
  * git's answer. A git that fails before answering was given a request it could not take (an
  * unreadable gzip body, a broken protocol exchange): 400, with git's words in the log only (they
- * may name paths on the server).
+ * may name paths on the server). A push's answer ends once what it did is recorded.
  */
-async function* answerOf(req: FastifyRequest, proc: ServiceProcess, bodyError: () => Error | null): AsyncGenerator<Buffer> {
+async function* answerOf(req: FastifyRequest, proc: ServiceProcess, bodyError: () => Error | null, push: PushWatch | null): AsyncGenerator<Buffer> {
   try {
-    yield* outputOf(proc)
+    for await (const chunk of outputOf(proc)) {
+      push?.observe(chunk)
+      yield chunk
+    }
   } catch (err) {
     if (!(err instanceof ServiceFailedError)) throw err
     if (bodyError() !== null) throw new GitHttpError(400, 'The request body could not be read.')
     req.log.warn({ err }, 'git refused a request')
     throw new GitHttpError(400, 'The request could not be processed by git.')
+  } finally {
+    await push?.finish()
   }
 }
 

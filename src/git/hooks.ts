@@ -1,13 +1,15 @@
-// The hooks `git receive-pack` runs for Ingot, and Ingot's side of their conversation. Ingot starts
-// receive-pack with two extra pipes (fds 3 and 4) and `core.hooksPath` naming the directory below:
-// the pre-receive script writes the push's ref updates and quarantine variables to fd 3, then reads
-// a verdict from fd 4 (default deny: no answer is a refusal); the post-receive script writes the
-// updates that took effect and waits until Ingot has handled them. One `sh` per hook and nothing
-// else (shell builtins only), and no process of Ingot's own per push.
+// The hook `git receive-pack` runs for Ingot, and Ingot's side of a push. Ingot starts receive-pack
+// with two extra pipes (fds 3 and 4) and `core.hooksPath` naming the directory below: the
+// pre-receive script writes the push's ref updates and quarantine variables to fd 3, then reads a
+// verdict from fd 4 (default deny: no answer is a refusal). One `sh` and nothing else (shell
+// builtins only), and no process of Ingot's own per push. What took effect is read from
+// receive-pack's report to its client (git/report-status.ts), and recorded before the push's
+// answer ends, so that the client's push does not end before Ingot has recorded what it did.
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import type { Readable, Writable } from 'node:stream'
+import { ReportStatusReader } from './report-status.js'
 
 /** The child's fd the hooks write to, and the one they read verdicts from. */
 export const HOOK_REQUEST_FD = 3
@@ -28,31 +30,20 @@ while IFS= read -r line <&${HOOK_VERDICT_FD} && [ "$line" != . ]; do printf '%s\
 [ "$verdict" = allow ]
 `
 
-// Waiting for Ingot's acknowledgement keeps receive-pack, and so the client's push, from ending
-// before Ingot has recorded what the push did.
-const POST_RECEIVE = `#!/bin/sh
-# Installed by Ingot: tells Ingot which ref updates took effect.
-{
-  echo post-receive
-  while IFS= read -r update; do printf '%s\\n' "$update"; done
-  echo .
-} >&${HOOK_REQUEST_FD} || exit 0
-IFS= read -r recorded <&${HOOK_VERDICT_FD}
-exit 0
-`
-
-/** Writes the hook scripts into `dir` (replacing outdated ones atomically) and returns `dir`. */
+/**
+ * Writes the hook script into `dir` (replacing an outdated one atomically), removes the
+ * post-receive hook earlier versions installed, and returns `dir`.
+ */
 export async function installHooks(dir: string): Promise<string> {
   await fs.mkdir(dir, { recursive: true })
-  for (const [name, script] of [['pre-receive', PRE_RECEIVE], ['post-receive', POST_RECEIVE]] as const) {
-    const file = path.join(dir, name)
-    const current = await fs.readFile(file, 'utf8').catch(() => null)
-    if (current === script) continue
-    // A receive-pack running meanwhile executes either the old script or the new one, never half of one.
-    const temporary = `${file}.${process.pid}.tmp`
-    await fs.writeFile(temporary, script, { mode: 0o755 })
-    await fs.rename(temporary, file)
-  }
+  await fs.rm(path.join(dir, 'post-receive'), { force: true })
+  const file = path.join(dir, 'pre-receive')
+  const current = await fs.readFile(file, 'utf8').catch(() => null)
+  if (current === PRE_RECEIVE) return dir
+  // A receive-pack running meanwhile executes either the old script or the new one, never half of one.
+  const temporary = `${file}.${process.pid}.tmp`
+  await fs.writeFile(temporary, PRE_RECEIVE, { mode: 0o755 })
+  await fs.rename(temporary, file)
   return dir
 }
 
@@ -77,10 +68,23 @@ export interface Verdict {
 
 export interface HookHandlers {
   preReceive(request: PreReceiveRequest): Promise<Verdict>
-  /** The updates that took effect; the push ends once this settles. */
-  postReceive(updates: HookRefUpdate[]): Promise<void>
-  /** A handler failed or a hook spoke out of turn (a failed pre-receive check refuses the push). */
+  /** The allowed updates that took effect, called once receive-pack is done; the push's answer ends once this settles. */
+  pushed(updates: HookRefUpdate[]): Promise<void>
+  /**
+   * The object a ref names now (null: no such ref), for a client that asked for no report: then
+   * an allowed update took effect when its ref names its new id.
+   */
+  refTarget(ref: string): Promise<string | null>
+  /** A handler failed or the hook spoke out of turn (a failed pre-receive check refuses the push). */
   onError(err: unknown): void
+}
+
+/** One receive-pack's push, as Ingot follows it. */
+export interface PushWatch {
+  /** Each chunk of receive-pack's stdout, in order, as it goes to the client. */
+  observe(chunk: Buffer): void
+  /** Once receive-pack has exited and all its output was observed: records what took effect. */
+  finish(): Promise<void>
 }
 
 /** The verdict given when deciding failed: never allow what was not checked. */
@@ -97,11 +101,13 @@ function relayable(message: string): string[] {
 }
 
 /**
- * Serves the hooks of one receive-pack: reads their requests from `fromHooks` (the child's fd 3)
- * and answers pre-receive on `toHooks` (fd 4).
+ * Serves the hook of one receive-pack: reads its requests from `fromHooks` (the child's fd 3) and
+ * answers on `toHooks` (fd 4); and learns what took effect from receive-pack's output.
  */
-export function serveHooks(fromHooks: Readable, toHooks: Writable, handlers: HookHandlers): void {
+export function serveHooks(fromHooks: Readable, toHooks: Writable, handlers: HookHandlers): PushWatch {
   const decoder = new StringDecoder('utf8')
+  const report = new ReportStatusReader()
+  let allowed: HookRefUpdate[] = []
   let pending = ''
   let message: string[] | null = null
   toHooks.on('error', () => {}) // the hook may be gone (killed push); its exit status tells receive-pack
@@ -111,7 +117,7 @@ export function serveHooks(fromHooks: Readable, toHooks: Writable, handlers: Hoo
     toHooks.write(`${lines.join('\n')}\n`)
   }
 
-  const finish = (lines: string[]) => {
+  const finishMessage = (lines: string[]) => {
     const [hook, ...rest] = lines
     if (hook === 'pre-receive') {
       const variables = new Map(rest.slice(0, 3).map((line) => [line.slice(0, 2), line.slice(2)]))
@@ -126,14 +132,16 @@ export function serveHooks(fromHooks: Readable, toHooks: Writable, handlers: Hoo
         GIT_OBJECT_DIRECTORY: variables.get('O=') ?? '',
         GIT_ALTERNATE_OBJECT_DIRECTORIES: variables.get('A=') ?? '',
       }
-      handlers.preReceive({ updates: updates as HookRefUpdate[], env }).then(answer, (err: unknown) => {
+      handlers.preReceive({ updates: updates as HookRefUpdate[], env }).then((verdict) => {
+        if (verdict.allow) allowed = updates as HookRefUpdate[]
+        answer(verdict)
+      }, (err: unknown) => {
         handlers.onError(err)
         answer(FAILED_CHECK)
       })
     } else if (hook === 'post-receive') {
-      handlers.postReceive(rest.map(parseUpdate).filter((u): u is HookRefUpdate => u !== null))
-        .catch((err: unknown) => handlers.onError(err))
-        .finally(() => toHooks.write('recorded\n'))
+      // The script of an earlier version, still installed by one running meanwhile: let it end.
+      toHooks.write('recorded\n')
     } else {
       handlers.onError(new Error(`unknown hook request ${JSON.stringify(hook)}`))
     }
@@ -149,7 +157,7 @@ export function serveHooks(fromHooks: Readable, toHooks: Writable, handlers: Hoo
       if (line === '.' && message.length > 0) {
         const lines = message
         message = null
-        finish(lines)
+        finishMessage(lines)
       } else {
         message.push(line)
       }
@@ -157,4 +165,22 @@ export function serveHooks(fromHooks: Readable, toHooks: Writable, handlers: Hoo
     pending = pending.slice(start)
   })
   fromHooks.on('error', (err) => handlers.onError(err))
+
+  const tookEffect = async (): Promise<HookRefUpdate[]> => {
+    const reported = report.refs()
+    if (reported !== null) return allowed.filter((update) => reported.has(update.ref))
+    const now = await Promise.all(allowed.map((update) => handlers.refTarget(update.ref)))
+    // A deletion (a new id of zeros) took effect when the ref is gone.
+    return allowed.filter((update, i) => (now[i] ?? null) === null ? /^0+$/.test(update.newId) : now[i] === update.newId)
+  }
+
+  let finished: Promise<void> | null = null
+  return {
+    observe: (chunk) => report.observe(chunk),
+    finish: () => (finished ??= (async () => {
+      if (allowed.length === 0) return
+      const updates = await tookEffect()
+      if (updates.length > 0) await handlers.pushed(updates)
+    })().catch((err: unknown) => handlers.onError(err))),
+  }
 }

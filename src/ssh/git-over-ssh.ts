@@ -1,14 +1,14 @@
 // What an authenticated SSH client may run, answered as gitlab-shell answers it: the greeting for a
 // session without a command (`ssh -T git@host`), git's upload-pack, receive-pack and upload-archive
 // on a project's or wiki's repository with the access rules of smart HTTP (services/git-access),
-// and git-lfs-authenticate. Pushes go through receive-pack's hooks to the one push path: refusalOf
-// in pre-receive (its refusal shown as `remote: …`), afterPush in post-receive. Refusals are
-// written to the channel's stderr as `> Ingot: <reason>` with exit status 1.
+// and git-lfs-authenticate. Pushes go through the one push path: refusalOf in receive-pack's
+// pre-receive hook (its refusal shown as `remote: …`), afterPush from its report before the channel
+// closes. Refusals are written to the channel's stderr as `> Ingot: <reason>` with exit status 1.
 import type { Duplex } from 'node:stream'
 import type { ServerChannel } from 'ssh2'
 import type { AppContext } from '../context.js'
 import type { Actor } from '../auth/actor.js'
-import { serveHooks, type HookHandlers } from '../git/hooks.js'
+import { serveHooks, type HookHandlers, type PushWatch } from '../git/hooks.js'
 import { hookPipesOf, startConnectedService, type ServiceOptions } from '../git/smart-http.js'
 import { checkGitAccess, GitAccessDenied, GIT_ACCESS_MESSAGES, type GitAccessGranted, type GitAccessor, type GitCommand } from '../services/git-access/git-access.js'
 import { gitServiceSlotsOf } from '../services/git-access/service-slots.js'
@@ -146,9 +146,10 @@ async function runGitService(session: SshSessionContext, channel: ServerChannel,
   child.stdout.on('data', proc.touch)
   child.stdin.on('error', () => {}) // git may stop reading early (a refused pack); its exit status tells
   channel.pipe(child.stdin)
+  const push = pusher === null ? null : serveReceivePackHooks(ctx, proc, granted, pusher, identity, () => receivedBytes)
+  if (push !== null) child.stdout.on('data', push.observe)
   child.stdout.pipe(channel, { end: false })
   child.stderr.pipe(channel.stderr, { end: false })
-  if (pusher !== null) serveReceivePackHooks(ctx, proc, granted, pusher, identity, () => receivedBytes)
   // A client that goes away stops git.
   channel.once('close', () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   child.once('error', (err) => {
@@ -158,21 +159,25 @@ async function runGitService(session: SshSessionContext, channel: ServerChannel,
   child.once('close', (code) => {
     const stopped = proc.stoppedBy()
     if (stopped !== null) ctx.log.warn({ project: projectId, command, stopped }, 'git over SSH was stopped')
-    finish(channel, code ?? 1)
+    // A push's channel closes once what it did is recorded, so the client's push ends after that.
+    void (push?.finish() ?? Promise.resolve()).then(() => finish(channel, code ?? 1))
   })
 }
 
 function serveReceivePackHooks(
   ctx: AppContext, proc: ReturnType<typeof startConnectedService>, granted: GitAccessGranted, pusher: Actor, identity: SshIdentity, receivedBytes: () => number,
-): void {
+): PushWatch {
   const { subject } = granted
   const pipes: { fromHooks: Duplex; toHooks: Duplex } = hookPipesOf(proc)
   const onError: HookHandlers['onError'] = (err) => ctx.log.error({ err, project: subject.project.id }, 'git push hook failed')
-  serveHooks(pipes.fromHooks, pipes.toHooks, granted.wiki
+  const repo = granted.wiki ? ctx.repositories.openWiki(subject.project.id) : ctx.repositories.open(subject.project.id)
+  const refTarget: HookHandlers['refTarget'] = async (ref) => (await repo.info(ref))?.oid ?? null
+  const push = serveHooks(pipes.fromHooks, pipes.toHooks, granted.wiki
     ? {
       // Pushing to the wiki at all was the decision (create_wiki); its refs have no rules.
       preReceive: async () => ({ allow: true, messages: [] }),
-      postReceive: () => markWikiActivity(ctx.db, subject.project.id),
+      pushed: () => markWikiActivity(ctx.db, subject.project.id),
+      refTarget,
       onError,
     }
     : {
@@ -184,8 +189,10 @@ function serveReceivePackHooks(
         const refusal = await refusalOf({ ctx, subject, actor: pusher, updates, gitEnv })
         return refusal === null ? { allow: true, messages: [] } : { allow: false, messages: [refusal] }
       },
-      postReceive: (updates) => afterPush(ctx, subject.project, pusher, updates, { receivedBytes: receivedBytes() }),
+      pushed: (updates) => afterPush(ctx, subject.project, pusher, updates, { receivedBytes: receivedBytes() }),
+      refTarget,
       onError,
     })
   proc.child.once('exit', () => { pipes.fromHooks.destroy(); pipes.toHooks.destroy() })
+  return push
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
@@ -435,6 +435,43 @@ describe('git smart HTTP', () => {
       assert.equal(byRef['tag:v1.0:created']?.commit_count, 1)
       assert.equal(byRef['branch:old:removed']?.commit_to, null)
       assert.equal(byRef['branch:old:removed']?.commit_from, commit)
+    })
+
+    it('records what receive-pack reported took effect, and without a report what the refs show', async () => {
+      const { project, commit } = await projectWithCommit('private')
+      const repo = t.ctx.repositories.open(project.id)
+      await repo.run(['update-ref', 'refs/heads/side', commit])
+      const zero = '0'.repeat(40)
+      const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`
+      // An empty pack: the objects named are all there already.
+      const header = Buffer.from('PACK\0\0\0\x02\0\0\0\0', 'latin1')
+      const emptyPack = Buffer.concat([header, createHash('sha1').update(header).digest()])
+      const push = async (commands: string[], capabilities: string) => {
+        const lines = commands.map((command, i) => pkt(i === 0 ? `${command}\0${capabilities}\n` : `${command}\n`)).join('')
+        const res = await fetch(`${client.baseUrl}/${await fullPathOf(project)}.git/git-receive-pack`, {
+          method: 'POST',
+          body: Buffer.concat([Buffer.from(`${lines}0000`), emptyPack]),
+          headers: {
+            'content-type': 'application/x-git-receive-pack-request',
+            authorization: `Basic ${Buffer.from(`${owner.user.username}:${PASSWORD}`).toString('base64')}`,
+          },
+        })
+        return { status: res.status, body: Buffer.from(await res.arrayBuffer()).toString('latin1') }
+      }
+      const recorded = async () => (await pushEvents(project)).map((e) => `${e.push_data.ref}:${e.push_data.action}`).sort()
+
+      // The side band and report-status, one update refused by git (its old id is not the ref's).
+      const reported = await push([`${zero} ${commit} refs/heads/reported`, `${'1'.repeat(40)} ${commit} refs/heads/side`], 'report-status side-band-64k agent=test')
+      assert.equal(reported.status, 200)
+      assert.match(reported.body, /ok refs\/heads\/reported\n/)
+      assert.match(reported.body, /ng refs\/heads\/side /)
+      assert.deepEqual(await recorded(), ['reported:created'])
+
+      // No report asked for: the refs tell what took effect.
+      const unreported = await push([`${zero} ${commit} refs/heads/unreported`], 'agent=test')
+      assert.deepEqual([unreported.status, unreported.body], [200, ''])
+      assert.equal(await refOnServer(project, 'refs/heads/unreported'), commit)
+      assert.deepEqual(await recorded(), ['reported:created', 'unreported:created'])
     })
 
     it('takes refs outside branches and tags (git notes) as the original does, recording no event for them', async () => {
