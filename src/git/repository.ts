@@ -8,7 +8,8 @@ import { historySearchRefused } from '../common/errors.js'
 import { MAX_INSTANT, MIN_INSTANT } from '../db/values.js'
 import type { CatFilePool, GitObject, ObjectInfo } from './cat-file.js'
 import { BRANCH_PREFIX, TAG_PREFIX } from './ref-names.js'
-import { ImmutableCache, ImmutableMemo } from './memo.js'
+import { ImmutableMemo } from './memo.js'
+import { WeightedLru } from '../common/weighted-lru.js'
 import { readLooseObject } from './quarantine.js'
 
 const mergeBases = new ImmutableMemo<string | null>()
@@ -98,9 +99,12 @@ export function parseCommit(id: string, data: Buffer): Commit {
 
 /**
  * Commits read by their full id, by repository: a commit never changes, and pages of history and
- * the pages around them read the same commits again and again. Weighed by their bytes.
+ * the pages around them read the same commits again and again. Weighed by their message (the bulk
+ * of a commit) and a fixed share for the rest.
  */
-const recentCommits = new ImmutableCache<Commit>({ entries: 4096, weight: 4 * 1024 * 1024 })
+const recentCommits = new WeightedLru<Commit>(4 * 1024 * 1024, (commit) => commit.message.length + 256)
+/** A commit larger than this is read again rather than kept. */
+const KEPT_COMMIT_BYTES = 64 * 1024
 
 export class GitRepository {
   constructor(readonly gitDir: string, private readonly objects: CatFilePool) {}
@@ -146,7 +150,7 @@ export class GitRepository {
     if (object === null || object.type !== 'commit') return null
     const commit = parseCommit(object.oid, object.data)
     // Only what was named by its id: a branch or tag name moves.
-    if (id === object.oid) recentCommits.set(key, commit, object.data.length)
+    if (id === object.oid && object.data.length <= KEPT_COMMIT_BYTES) recentCommits.set(key, commit)
     return commit
   }
 

@@ -12,7 +12,7 @@ import type { GitRepository } from '../git/repository.js'
 import { SafeHtml, escapeHtml, html } from './html.js'
 import type { PageParts } from './visit.js'
 import { highlightCode, languageForPath, splitHighlightedLines } from './highlight.js'
-import { WeightedLru } from './weighted-lru.js'
+import { WeightedLru } from '../common/weighted-lru.js'
 
 export interface DiffSides {
   /** The commit the changes start from (null: the empty tree, for a root commit). */

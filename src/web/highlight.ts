@@ -8,7 +8,7 @@
 
 import { createRequire } from 'node:module'
 import { escapeHtml, SafeHtml } from './html.js'
-import { WeightedLru } from './weighted-lru.js'
+import { WeightedLru } from '../common/weighted-lru.js'
 
 // highlight.js is loaded through require, not imported: its type declarations pull the DOM library
 // into the whole program, where its fetch and FormData types clash with Node's. These few types are

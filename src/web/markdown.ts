@@ -15,7 +15,7 @@ import type { StateCore, Token } from 'markdown-it'
 import type sanitizeHtml from 'sanitize-html'
 import { highlightCode } from './highlight.js'
 import { escapeHtml, SafeHtml } from './html.js'
-import { WeightedLru } from './weighted-lru.js'
+import { WeightedLru } from '../common/weighted-lru.js'
 
 export interface MarkdownContext {
   /** What every link the renderer makes starts with: the external URL, or '' for paths only. */
