@@ -5,7 +5,8 @@
 // project the caller cannot see, 403 with the original's sentences (shown by git as `remote: …`),
 // and pushes decided by the one push check (refusalOf) from receive-pack's pre-receive hook, then
 // recorded by afterPush from its report before the answer ends. Bodies stream both ways; a pack is
-// never held.
+// never held. A clone's or fetch's first request in protocol v2 (`ls-refs`) is read whole and
+// answered without git where git/ls-refs.ts can.
 // A project's wiki is served the same way at `<full_path>.wiki.git`: readable with the wiki
 // (read_wiki), pushed to by Developers (create_wiki), made on first use (a clone of a wiki nobody
 // wrote yet is an empty clone, as in the original), and its pushes are no pushes of the project:
@@ -19,13 +20,15 @@ import { authenticateGitClient, type GitClient } from '../auth/git-credentials.j
 import { installHooks, serveHooks } from '../git/hooks.js'
 import {
   NO_CACHE_HEADERS, ServiceFailedError, advertiseRefs, advertisementType, gitProtocolOf, hookPipesOf, isGitService,
-  outputOf, requestType, resultType, startService, type GitService, type ServiceOptions, type ServiceProcess,
+  isProtocolV2, outputOf, requestType, resultType, startService, type GitService, type ServiceOptions, type ServiceProcess,
 } from '../git/smart-http.js'
 import type { ProjectSubject } from '../policies/project-policy.js'
 import { afterPush } from '../services/push/after-push.js'
 import { refusalOf } from '../services/push/check-push.js'
 import { markWikiActivity } from '../services/wikis/wiki-commits.js'
 import type { HookHandlers, PushWatch } from '../git/hooks.js'
+import { answerLsRefs, isLsRefsRequest, parseLsRefs, type ObjectReader } from '../git/ls-refs.js'
+import type { GitRepository } from '../git/repository.js'
 import { getApplicationSettings } from '../services/settings.js'
 import { checkGitAccess, GitAccessDenied, type GitAccessor } from '../services/git-access/git-access.js'
 import { gitServiceSlotsOf } from '../services/git-access/service-slots.js'
@@ -122,14 +125,71 @@ function bodyDecoderOf(encoding: string | string[] | undefined): 'gzip' | 'none'
   return encoding === 'gzip' || encoding === 'x-gzip' ? 'gzip' : null
 }
 
+/** The largest ls-refs request Ingot answers itself; a larger one (thousands of ref prefixes) goes to git. */
+const MAX_LS_REFS_REQUEST_BYTES = 64 * 1024
+
+/**
+ * Reads the start of a request body and leaves the rest unread: until `enough` says so of the
+ * bytes so far, more than `maxBytes` came, or the body ended.
+ */
+function readBodyStart(body: Readable, enough: (bytes: Buffer) => boolean, maxBytes: number): Promise<{ bytes: Buffer; ended: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let length = 0
+    const settle = (outcome: { bytes: Buffer; ended: boolean } | Error) => {
+      body.off('readable', onReadable).off('end', onEnd).off('error', onError).off('close', onClose)
+      if (outcome instanceof Error) reject(outcome)
+      else resolve(outcome)
+    }
+    const onReadable = () => {
+      let chunk: Buffer | null
+      while ((chunk = body.read() as Buffer | null) !== null) {
+        chunks.push(chunk)
+        length += chunk.length
+        const bytes = chunks.length === 1 ? chunk : Buffer.concat(chunks)
+        if (length > maxBytes || enough(bytes)) return settle({ bytes, ended: false })
+      }
+    }
+    const onEnd = () => settle({ bytes: Buffer.concat(chunks), ended: true })
+    const onError = (err: Error) => settle(err)
+    const onClose = () => settle(new Error('the request body was cut short'))
+    body.on('readable', onReadable).on('end', onEnd).on('error', onError).on('close', onClose)
+  })
+}
+
+/**
+ * Protocol v2's upload-pack request read as far as telling whether it is an `ls-refs` (the refs of
+ * a clone or fetch) and, when it is, whole: Ingot's answer when it can give one (git/ls-refs.ts),
+ * or the bytes read, which git gets first. A gzipped body, or another protocol, is git's at once.
+ */
+async function lsRefsAnswerOf(req: FastifyRequest, options: ServiceOptions, objects: ObjectReader): Promise<{ answer: Buffer | null; bodyStart: Buffer | null }> {
+  if (!isProtocolV2(options.protocol) || bodyDecoderOf(req.headers['content-encoding']) !== 'none') return { answer: null, bodyStart: null }
+  const start = await readBodyStart(req.raw, (bytes) => isLsRefsRequest(bytes) === false, MAX_LS_REFS_REQUEST_BYTES).catch(() => {
+    throw new GitHttpError(400, 'The request body could not be read.')
+  })
+  const lsRefs = start.ended ? parseLsRefs(start.bytes) : null
+  const answer = lsRefs === null ? null : await answerLsRefs(options.gitDir, lsRefs, objects)
+  return { answer, bodyStart: start.bytes }
+}
+
+interface ServiceTarget {
+  authorized: Authorized
+  /** The repository `authorized` names (the project's or its wiki's). */
+  repository: GitRepository
+  /** The part of the request body already read, or null. */
+  bodyStart: Buffer | null
+}
+
 /**
  * Runs one stateless-rpc round of `service`: the request body (gunzipped) into git's stdin, git's
- * stdout out as the response, both with backpressure. A client that goes away stops git.
+ * stdout out as the response, both with backpressure; `bodyStart`, the part of the body already
+ * read, goes first. A client that goes away stops git.
  */
-function runService(req: FastifyRequest, reply: FastifyReply, service: GitService, options: ServiceOptions, authorized: Authorized, release: () => void) {
+function runService(req: FastifyRequest, reply: FastifyReply, service: GitService, options: ServiceOptions, target: ServiceTarget, release: () => void) {
   const decoder = bodyDecoderOf(req.headers['content-encoding'])
   if (decoder === null) throw new GitHttpError(415, 'Unsupported Content-Encoding')
   const ctx = req.ingot
+  const { authorized, repository, bodyStart } = target
   const { subject, actor: pusher } = authorized
   // (authorize() answered anonymous pushes with a challenge already.)
   if (service === 'git-receive-pack' && pusher === null) throw challenge()
@@ -143,6 +203,10 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   // The body goes through a stream of ours, so that a pipeline that ends early (git stopped
   // reading) destroys that one and not the request itself.
   const body = new PassThrough()
+  if (bodyStart !== null) {
+    body.write(bodyStart)
+    proc.touch()
+  }
   req.raw.pipe(body)
   const gunzip = decoder === 'gzip' ? createGunzip() : null
   // How much a push brought (its pack, mostly), for housekeeping's sake: counted as git is given
@@ -154,8 +218,7 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   if (service === 'git-receive-pack' && pusher !== null) {
     const pipes = hookPipesOf(proc)
     const onError: HookHandlers['onError'] = (err) => req.log.error({ err, project: subject.project.id }, 'git push hook failed')
-    const repo = authorized.wiki ? ctx.repositories.openWiki(subject.project.id) : ctx.repositories.open(subject.project.id)
-    const refTarget: HookHandlers['refTarget'] = async (ref) => (await repo.info(ref))?.oid ?? null
+    const refTarget: HookHandlers['refTarget'] = async (ref) => (await repository.info(ref))?.oid ?? null
     push = serveHooks(pipes.fromHooks, pipes.toHooks, authorized.wiki
       ? {
         // Pushing to the wiki at all was the decision (create_wiki); its refs have no rules.
@@ -291,9 +354,15 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
         return reply.headers(NO_CACHE_HEADERS).type(advertisementType(gitService)).send(Readable.from(advertiseRefs(gitService, options, slot.release)))
       }
       try {
-        return runService(req, reply, gitService, options, authorized, slot.release)
+        const repository = authorized.wiki ? ctx.repositories.openWiki(projectId) : ctx.repositories.open(projectId)
+        const { answer, bodyStart } = gitService === 'git-upload-pack' ? await lsRefsAnswerOf(req, options, repository) : { answer: null, bodyStart: null }
+        if (answer !== null) {
+          slot.release()
+          return reply.headers(NO_CACHE_HEADERS).type(resultType(gitService)).send(answer)
+        }
+        return runService(req, reply, gitService, options, { authorized, repository, bodyStart }, slot.release)
       } catch (err) {
-        slot.release() // refused before git started
+        slot.release() // refused, or answered, before git started
         throw err
       }
     },

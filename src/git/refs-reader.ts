@@ -16,6 +16,18 @@ export interface Ref {
   oid: string
   /** The ref a symbolic ref names; null for a direct one. */
   symrefTarget: string | null
+  /**
+   * What packed-refs records of the object a packed ref names, as git reads it: the object an
+   * annotated tag peels to, or null for no tag; undefined where it records nothing (a loose ref,
+   * or a file not written with its refs peeled).
+   */
+  peeled: string | null | undefined
+}
+
+/** HEAD: the ref it names (null when detached) and the object it reaches (null when that ref is unborn). */
+export interface Head {
+  symrefTarget: string | null
+  oid: string | null
 }
 
 export interface RefSnapshot {
@@ -23,6 +35,8 @@ export interface RefSnapshot {
   refs: Ref[]
   /** The repository's `config` file, for what depends on it (capabilities, hidden refs). */
   configText: string
+  /** null when HEAD names a symbolic ref or a name git might read otherwise: git's to resolve. */
+  head: Head | null
 }
 
 const OBJECT_ID = /^[0-9a-f]{40}$/
@@ -52,10 +66,10 @@ const MAX_LOOSE_REFS = 256
  */
 export async function readRefs(gitDir: string): Promise<RefSnapshot | null> {
   try {
-    const configText = await readConfig(gitDir)
+    const { configText, headText } = await readConfig(gitDir)
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const refs = await readRefsOnce(gitDir)
-      if (refs !== null) return { refs, configText }
+      if (refs !== null) return { refs, configText, head: headOf(headText, refs) }
     }
     return null
   } catch (err) {
@@ -79,8 +93,8 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-/** The configuration, refused when it could change how refs or objects are read. */
-async function readConfig(gitDir: string): Promise<string> {
+/** The configuration and HEAD, refused when they could change how refs or objects are read. */
+async function readConfig(gitDir: string): Promise<{ configText: string; headText: string }> {
   const [configText, head, alternates, shallow, commonDir] = await Promise.all([
     fs.readFile(path.join(gitDir, 'config'), 'utf8'),
     fs.readFile(path.join(gitDir, 'HEAD'), 'utf8'),
@@ -93,7 +107,17 @@ async function readConfig(gitDir: string): Promise<string> {
   if (alternates || shallow || commonDir) throw new AskGit()
   // Section and key names are case-insensitive; a value that merely mentions them is refused too.
   if (/include|extensions|refstorage|worktree/i.test(configText)) throw new AskGit()
-  return configText
+  return { configText, headText: head }
+}
+
+function headOf(headText: string, refs: readonly Ref[]): Head | null {
+  const direct = LOOSE_OBJECT_ID.exec(headText)
+  if (direct !== null) return { symrefTarget: null, oid: direct[1]! }
+  const symrefTarget = LOOSE_SYMREF.exec(headText)![1]!
+  if (!isReadableRefName(symrefTarget)) return null
+  const target = refs.find((ref) => ref.name === symrefTarget)
+  if (target?.symrefTarget != null) return null
+  return { symrefTarget, oid: target?.oid ?? null }
 }
 
 type PackedRefsStat = Pick<BigIntStats, 'ino' | 'size' | 'mtimeNs' | 'ctimeNs'> | null
@@ -119,14 +143,14 @@ function sameFile(a: PackedRefsStat, b: PackedRefsStat): boolean {
 async function readRefsOnce(gitDir: string): Promise<Ref[] | null> {
   const before = await statPackedRefs(gitDir)
   if (before !== null && before.size > MAX_PACKED_REFS_BYTES) throw new AskGit()
-  const packed = before === null ? new Map<string, string>() : await readPackedRefs(gitDir)
+  const packed = before === null ? new Map<string, PackedRef>() : await readPackedRefs(gitDir)
   const loose = new Map<string, Ref>()
   await readLooseRefs(gitDir, 'refs', loose, { files: 0 })
   if (!sameFile(before, await statPackedRefs(gitDir))) return null
   // packed-refs being rewritten: git may be moving refs between it and the loose files.
   if (await exists(path.join(gitDir, 'packed-refs.lock'))) throw new AskGit()
   const byName = new Map<string, Ref>()
-  for (const [name, oid] of packed) byName.set(name, { name, oid, symrefTarget: null })
+  for (const [name, { oid, peeled }] of packed) byName.set(name, { name, oid, symrefTarget: null, peeled })
   for (const [name, ref] of loose) byName.set(name, ref)
   const refs = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   for (const ref of refs) {
@@ -135,28 +159,46 @@ async function readRefsOnce(gitDir: string): Promise<Ref[] | null> {
     const target = byName.get(ref.symrefTarget)
     if (target === undefined || target.symrefTarget !== null) throw new AskGit()
     ref.oid = target.oid
+    ref.peeled = target.peeled
   }
   return refs
 }
 
-/** `<oid> <name>` lines in strict name order, with an optional header and `^<peeled>` lines. */
-async function readPackedRefs(gitDir: string): Promise<Map<string, string>> {
+interface PackedRef {
+  oid: string
+  peeled: string | null | undefined
+}
+
+/**
+ * `<oid> <name>` lines in strict name order, each with the `^<peeled>` line of a tag, after an
+ * optional header whose traits say which refs' peeled objects the file records (git's
+ * packed-backend.c): all (`fully-peeled`), tags' (`peeled`) or none.
+ */
+async function readPackedRefs(gitDir: string): Promise<Map<string, PackedRef>> {
   const text = await fs.readFile(path.join(gitDir, 'packed-refs'), 'latin1')
-  const packed = new Map<string, string>()
+  const packed = new Map<string, PackedRef>()
   if (text === '') return packed
   if (!text.endsWith('\n')) throw new AskGit()
   const lines = text.slice(0, -1).split('\n')
-  let previous = ''
-  lines.forEach((line, index) => {
-    if (index === 0 && line.startsWith(PACKED_HEADER)) return
-    // A peeled line belongs to the record before it, and tells nothing a push's advertisement shows.
-    if (line.startsWith('^') && index > 0 && !lines[index - 1]!.startsWith('^') && OBJECT_ID.test(line.slice(1))) return
+  const traits = lines[0]!.startsWith(PACKED_HEADER) ? lines[0]!.slice(PACKED_HEADER.length).split(' ') : []
+  const peeledRecorded = (name: string) => traits.includes('fully-peeled') || (traits.includes('peeled') && name.startsWith('refs/tags/'))
+  let previous: PackedRef | null = null
+  let previousName = ''
+  for (const line of lines.slice(traits.length === 0 ? 0 : 1)) {
+    if (line.startsWith('^')) {
+      // The peeled object of the record before it, a ref's only.
+      if (previous === null || !OBJECT_ID.test(line.slice(1))) throw new AskGit()
+      previous.peeled = line.slice(1)
+      previous = null
+      continue
+    }
     const oid = line.slice(0, 40)
     const name = line.slice(41)
-    if (!OBJECT_ID.test(oid) || line[40] !== ' ' || !isReadableRefName(name) || name <= previous) throw new AskGit()
-    packed.set(name, oid)
-    previous = name
-  })
+    if (!OBJECT_ID.test(oid) || line[40] !== ' ' || !isReadableRefName(name) || name <= previousName) throw new AskGit()
+    previous = { oid, peeled: peeledRecorded(name) ? null : undefined }
+    packed.set(name, previous)
+    previousName = name
+  }
   return packed
 }
 
@@ -176,8 +218,8 @@ async function readLooseRefs(gitDir: string, dir: string, into: Map<string, Ref>
     const content = await fs.readFile(path.join(gitDir, name), 'latin1')
     const direct = LOOSE_OBJECT_ID.exec(content)
     const symbolic = direct === null ? LOOSE_SYMREF.exec(content) : null
-    if (direct !== null) into.set(name, { name, oid: direct[1]!, symrefTarget: null })
-    else if (symbolic !== null && isReadableRefName(symbolic[1]!)) into.set(name, { name, oid: '', symrefTarget: symbolic[1]! })
+    if (direct !== null) into.set(name, { name, oid: direct[1]!, symrefTarget: null, peeled: undefined })
+    else if (symbolic !== null && isReadableRefName(symbolic[1]!)) into.set(name, { name, oid: '', symrefTarget: symbolic[1]!, peeled: undefined })
     else throw new AskGit()
   }))
 }

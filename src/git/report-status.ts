@@ -2,33 +2,7 @@
 // the way to the client — inside band 1 of side-band-64k when the client asked for the side band:
 // which ref updates took effect (`ok <ref>`; `ng <ref> <reason>` did not). Ingot records a push
 // from it, where a post-receive hook would cost a shell and a round trip per push.
-
-/** A pkt-line's length field: four hex digits. */
-const LENGTH_BYTES = 4
-const LENGTH_FIELD = /^[0-9a-f]{4}$/
-
-/** A packet's payload, or null for a flush-pkt (and the special 0001/0002 packets). */
-type Packet = Buffer | null
-
-/** Packets complete in `bytes`, and where the first incomplete one starts. */
-function packetsIn(bytes: Buffer): { packets: Packet[]; consumed: number } {
-  const packets: Packet[] = []
-  let at = 0
-  while (bytes.length - at >= LENGTH_BYTES) {
-    const field = bytes.toString('latin1', at, at + LENGTH_BYTES)
-    if (!LENGTH_FIELD.test(field)) throw new Error('not a pkt-line stream')
-    const length = Number.parseInt(field, 16)
-    if (length < LENGTH_BYTES) {
-      packets.push(null)
-      at += LENGTH_BYTES
-      continue
-    }
-    if (bytes.length - at < length) break
-    packets.push(bytes.subarray(at + LENGTH_BYTES, at + length))
-    at += length
-  }
-  return { packets, consumed: at }
-}
+import { packetsIn, type Packet } from './pkt-line.js'
 
 /** The side band a packet travels on: 1 data, 2 progress, 3 a fatal error. */
 const DATA_BAND = 1
@@ -75,7 +49,7 @@ export class ReportStatusReader {
   }
 
   private outerPacket(packet: Packet): void {
-    if (packet === null) {
+    if (typeof packet === 'string') {
       // A flush ends the report sent without the side band; with it, the report's own flush does.
       if (this.sideBand === false && this.reported) this.done = true
       return
@@ -90,7 +64,7 @@ export class ReportStatusReader {
   }
 
   private reportPacket(packet: Packet): void {
-    if (packet === null) {
+    if (typeof packet === 'string') {
       if (this.reported) this.done = true
       return
     }

@@ -1,12 +1,14 @@
 // The git side of the smart HTTP protocol (as `git http-backend` speaks it): `upload-pack` and
 // `receive-pack` in --stateless-rpc mode, their ref advertisements with the `# service=` preamble
 // (left out for protocol v2), content types and the headers that keep proxies from caching.
-// receive-pack's advertisement is Ingot's own where refs-reader.ts can read the refs exactly.
+// receive-pack's advertisement is Ingot's own where refs-reader.ts can read the refs exactly (and
+// so is protocol v2's ls-refs request, in ls-refs.ts).
 // Streams only: packs pass through and are never held in memory.
 import type { Duplex } from 'node:stream'
 import { spawnGit, type GitProcess } from './command.js'
 import { HOOK_REQUEST_FD, HOOK_VERDICT_FD } from './hooks.js'
 import { PACK_OBJECTS_CONTROL_FD, PACK_OBJECTS_DATA_FD, PACK_OBJECTS_PROGRESS_FD, hookCommandOf, type PackObjectsChannels } from './pack-objects-cache.js'
+import { firstPktLine, pktLine } from './pkt-line.js'
 import { readRefs, type Ref } from './refs-reader.js'
 import { NULL_OID } from './repository.js'
 
@@ -34,10 +36,6 @@ function isHiddenFromPushes(name: string): boolean {
   return HIDDEN_FROM_PUSHES.some((prefix) => name === prefix || name.startsWith(`${prefix}/`))
 }
 
-function pktLine(text: string): string {
-  return `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, '0')}${text}`
-}
-
 /**
  * The value of a client's `Git-Protocol` header for the GIT_PROTOCOL variable, as git http-backend
  * passes it (`version=2`, keys joined by `:`); null when absent or when it holds anything else.
@@ -48,7 +46,7 @@ export function gitProtocolOf(header: string | string[] | undefined): string | n
   return value
 }
 
-function isProtocolV2(protocol: string | null): boolean {
+export function isProtocolV2(protocol: string | null): boolean {
   return protocol !== null && protocol.split(':').includes('version=2')
 }
 
@@ -270,15 +268,6 @@ async function* learnCapabilities(advertisement: AsyncGenerator<Buffer>, key: st
   }
   // Only from a whole answer: outputOf throws for a git that failed or was cut short.
   if (capabilities !== null) rememberPushCapabilities(key, capabilities)
-}
-
-/** The text of the first pkt-line in `bytes` ('' for a flush or no pkt-line); null until it is all there. */
-function firstPktLine(bytes: Buffer): string | null {
-  if (bytes.length < 4) return null
-  const length = Number.parseInt(bytes.subarray(0, 4).toString('latin1'), 16)
-  if (!(length >= 4)) return ''
-  if (bytes.length < length) return null
-  return bytes.subarray(4, length).toString('latin1')
 }
 
 /**

@@ -203,15 +203,80 @@ describe('git smart HTTP', () => {
       assert.equal((await client.ok(['rev-parse', 'HEAD'], { cwd: dir })).trim(), commit)
     })
 
-    it('answers the protocol v2 advertisement from memory once git gave it: a fetch starts one upload-pack', async () => {
+    it('answers the protocol v2 advertisement from memory and ls-refs itself: ls-remote starts no git, a clone one upload-pack', async () => {
       const { project, commit } = await projectWithCommit('private')
       const url = await urlOf(project, login(owner))
-      const lsRemote = () => client.ok(['-c', 'protocol.version=2', 'ls-remote', url, 'refs/heads/master'])
+      const uploadPacks = () => gitProcessCounts().get('upload-pack')?.started ?? 0
+      const lsRemote = () => client.ok(['-c', 'protocol.version=2', 'ls-remote', url])
       await lsRemote()
-      const started = gitProcessCounts().get('upload-pack')?.started ?? 0
-      assert.match(await lsRemote(), new RegExp(`^${commit}\\trefs/heads/master`))
-      // ls-refs alone: the advertisement before it started no git.
-      assert.equal(gitProcessCounts().get('upload-pack')?.started, started + 1)
+      const started = uploadPacks()
+      assert.equal(await lsRemote(), `${commit}\tHEAD\n${commit}\trefs/heads/master\n`)
+      assert.equal(uploadPacks(), started)
+      const dir = workdir()
+      await client.ok(['-c', 'protocol.version=2', 'clone', url, dir])
+      assert.equal(uploadPacks(), started + 1, 'the fetch of the clone alone')
+      assert.equal((await client.ok(['rev-parse', 'HEAD'], { cwd: dir })).trim(), commit)
+      await client.ok(['-c', 'protocol.version=2', 'fetch', 'origin'], { cwd: dir })
+      assert.equal(uploadPacks(), started + 1, 'a fetch that finds nothing new starts no git')
+      const next = await commitFiles(t, project.id, { 'next.txt': 'next\n' })
+      await client.ok(['-c', 'protocol.version=2', 'fetch', 'origin'], { cwd: dir })
+      assert.equal(uploadPacks(), started + 2)
+      assert.equal((await client.ok(['rev-parse', 'origin/master'], { cwd: dir })).trim(), next)
+    })
+
+    it('hands git the ls-refs requests it does not answer itself, with the bytes it read, in pieces or whole', async () => {
+      const { project, commit } = await projectWithCommit('private')
+      const url = `${client.baseUrl}/${await fullPathOf(project)}.git/git-upload-pack`
+      const uploadPacks = () => gitProcessCounts().get('upload-pack')?.started ?? 0
+      const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`
+      const post = async (body: Buffer | AsyncIterable<Buffer>, headers: Record<string, string> = {}) => {
+        const res = await fetch(url, {
+          method: 'POST',
+          body: body as unknown as Blob,
+          duplex: 'half',
+          headers: {
+            'content-type': 'application/x-git-upload-pack-request',
+            'git-protocol': 'version=2',
+            authorization: `Basic ${Buffer.from(`${owner.user.username}:${PASSWORD}`).toString('base64')}`,
+            ...headers,
+          },
+        } as RequestInit)
+        return { status: res.status, text: Buffer.from(await res.arrayBuffer()).toString('latin1') }
+      }
+      const lsRefs = (args: string[]) => Buffer.from(`${pkt('command=ls-refs\n')}${pkt('object-format=sha1\n')}0001${args.map((arg) => pkt(`${arg}\n`)).join('')}0000`)
+      const expected = `${pkt(`${commit} HEAD symref-target:refs/heads/master\n`)}${pkt(`${commit} refs/heads/master\n`)}0000`
+
+      let started = uploadPacks()
+      assert.deepEqual(await post(lsRefs(['symrefs'])), { status: 200, text: expected })
+      assert.equal(uploadPacks(), started, 'answered without git')
+      // Sent in pieces, the first pkt-line cut in two.
+      const whole = lsRefs(['symrefs'])
+      const cuts = [0, 3, 10, 30, whole.length]
+      const pieces = async function* () {
+        for (let i = 0; i + 1 < cuts.length; i += 1) {
+          yield whole.subarray(cuts[i], cuts[i + 1])
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+      }
+      assert.deepEqual(await post(pieces()), { status: 200, text: expected })
+      assert.equal(uploadPacks(), started, 'answered without git')
+
+      // Over 64 KiB of prefixes, gzipped, or an argument git refuses: git's answers.
+      const many = lsRefs(['symrefs', ...Array.from({ length: 3000 }, (_, i) => `ref-prefix refs/heads/${'x'.repeat(20)}${i}`), 'ref-prefix HEAD', 'ref-prefix refs/heads/'])
+      assert.ok(many.length > 64 * 1024)
+      assert.deepEqual(await post(many), { status: 200, text: expected })
+      assert.deepEqual(await post(gzipSync(lsRefs(['symrefs'])), { 'content-encoding': 'gzip' }), { status: 200, text: expected })
+      assert.deepEqual(await post(lsRefs(['symrefs', 'frobnicate'])), { status: 400, text: 'The request could not be processed by git.\n' })
+      assert.equal(uploadPacks(), started + 3)
+
+      // A fetch's request goes to git whole, the pkt-line read to tell it from ls-refs first.
+      started = uploadPacks()
+      const fetchRequest = Buffer.from(`${pkt('command=fetch\n')}0001${pkt('no-progress\n')}${pkt(`want ${commit}\n`)}${pkt('done\n')}0000`)
+      const fetched = await post(fetchRequest)
+      assert.equal(fetched.status, 200)
+      assert.match(fetched.text, /^000dpackfile\n/)
+      assert.ok(fetched.text.includes('PACK'))
+      assert.equal(uploadPacks(), started + 1)
     })
 
     it('reads gzip request bodies: a negotiation over many refs, and a crafted request', async () => {
