@@ -2,7 +2,8 @@
 // projects of a running Ingot (SQLite) as users bring them: S and M by `git push` and the
 // housekeeping that follows (so clones use the bitmap Ingot wrote, not the fixture's), D copied.
 // Clones beside `git clone --no-local` of the bitmapped fixture and beside nginx + fcgiwrap + git
-// http-backend serving it, eight concurrent clones (time, and the memory of the server's whole
+// http-backend serving it and beside a server replaying Ingot's answers (the client's own floor,
+// bench/git-replay-server.ts), eight concurrent clones (time, and the memory of the server's whole
 // process tree, git included), pushes beside `git push file://`, push-to-event, project creation
 // beside `git init --bare`, raw files, trees, commit pages and archives beside the git commands alone. Everything Ingot runs (and the
 // baselines' server side) is pinned to CPU 0; clients run on CPU 1. Contenders alternate.
@@ -15,11 +16,12 @@ import { runGit } from '../src/git/command.js'
 import { RepositoryStorage } from '../src/git/storage.js'
 import { openDatabase, type DatabaseHandle } from '../src/db/index.js'
 import { ensureFixtures } from './git-fixtures.js'
-import { load, log, median, percentile, ROOT_TOKEN, rootApi, rssOf, startBuiltServer, stop, timed, type Row } from './harness.js'
+import { load, log, median, percentile, repoRoot, ROOT_TOKEN, rootApi, rssOf, startBuiltServer, stop, timed, type Row } from './harness.js'
 
-/** BENCH_GIT_PORT moves the server (and nginx, 10 above it), so that two checkouts can measure at once. */
+/** BENCH_GIT_PORT moves the server (and nginx, 10 above it, the replay server 20 above), so that two checkouts can measure at once. */
 const PORT = Number(process.env.BENCH_GIT_PORT ?? 18_510)
 const NGINX_PORT = PORT + 10
+const REPLAY_PORT = PORT + 20
 const BASE = `http://127.0.0.1:${PORT}`
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const PINNED = ['taskset', '-c', '0']
@@ -153,6 +155,18 @@ http {
       fs.rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** bench/git-replay-server.ts in front of Ingot, pinned to CPU 0. */
+async function startReplayServer(): Promise<ChildProcess> {
+  const child = spawn(PINNED[0]!, [...PINNED.slice(1), process.execPath, '--import', 'tsx', 'bench/git-replay-server.ts'], {
+    cwd: repoRoot, env: { ...process.env, REPLAY_UPSTREAM: BASE, REPLAY_PORT: String(REPLAY_PORT) }, stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => { if (chunk.toString().includes('READY')) resolve() })
+    child.once('exit', (code) => reject(new Error(`the replay server exited with ${code}`)))
+  })
+  return child
 }
 
 /** Clones `url` bare into a fresh directory and removes it; the wall time in ms. */
@@ -327,11 +341,19 @@ export async function measureGit(): Promise<Row[]> {
     await timed('git', ['clone', '--bare', '--quiet', fixture.S, cgiS])
     await timed('git', ['--git-dir', cgiS, 'config', 'http.receivepack', 'true'])
     const cgiForS = await startCgiStack(cgiRoot)
+    // The client's floor: a second copy of S, so that the replay server's one real push (the
+    // answer it keeps) leaves the project Ingot's own pushes go to as it was.
+    await installByPush(db, dataDir, 'bench-s-replay', fixture.S)
+    const replay = await startReplayServer()
+    const replayUrl = `http://127.0.0.1:${REPLAY_PORT}/root/bench-s-replay.git`
     try {
-      log(`[git] clones of S, in turn: git clone --no-local, Ingot${cgiForS === null ? '' : ', nginx + fcgiwrap + git http-backend'}`)
+      log(`[git] clones of S, in turn: git clone --no-local, Ingot, its answers replayed${cgiForS === null ? '' : ', nginx + fcgiwrap + git http-backend'}`)
+      // The replay server's first clone asks Ingot, to learn the answers.
+      await cloneOnce(work, replayUrl)
       const contenders = [
         { name: 'local', url: fixture.S, extra: localUploadPack },
         { name: 'ingot', url: cloneUrl('bench-s'), extra: [] },
+        { name: 'replay', url: replayUrl, extra: [] },
         ...(cgiForS === null ? [] : [{ name: 'cgi', url: `http://127.0.0.1:${NGINX_PORT}/S.git`, extra: [] }]),
       ]
       const small = new Map(contenders.map((contender) => [contender.name, [] as number[]]))
@@ -345,9 +367,11 @@ export async function measureGit(): Promise<Row[]> {
       const [ingotSmall, localSmall] = [median(small.get('ingot')!), median(small.get('local')!)]
       // S is the issue's repository of 200 commits (bench/git-fixtures.ts).
       rows.push({ metric: `git: clone of S (200 commits) through Ingot beside git clone --no-local (median of ${SMALL_CLONE_RUNS})`, value: `${ms(ingotSmall)} vs ${ms(localSmall)}: ${signedMs(ingotSmall - localSmall)}`, target: '≤ +20 ms', ok: ingotSmall - localSmall <= 20 })
+      rows.push(replayFloorRow('clone of S', median(small.get('replay')!), localSmall, ingotSmall))
       if (cgiForS !== null) rows.push(httpFloorRow('clone of S', median(small.get('cgi')!), localSmall, ingotSmall))
-      rows.push(...await measurePushes(work, fixture.S, pushedS.id, cloneUrl('bench-s'), cgiForS === null ? null : `http://127.0.0.1:${NGINX_PORT}/S.git`))
+      rows.push(...await measurePushes(work, fixture.S, pushedS.id, cloneUrl('bench-s'), replayUrl, cgiForS === null ? null : `http://127.0.0.1:${NGINX_PORT}/S.git`))
     } finally {
+      await stop(replay)
       await cgiForS?.stop()
     }
     if (cgiForS === null) rows.push({ metric: 'git: clone of S and push through nginx + fcgiwrap + git http-backend (the HTTP floor)', value: 'not measured: apt-get install nginx fcgiwrap', target: '', ok: null })
@@ -508,13 +532,26 @@ function httpFloorRow(operation: string, cgi: number, local: number, ingot: numb
   }
 }
 
-async function measurePushes(work: string, fixtureS: string, projectId: number, cloneUrl: string, cgiUrl: string | null): Promise<Row[]> {
-  log(`[git] pushes of one commit: Ingot, git push file://${cgiUrl === null ? '' : ', nginx + fcgiwrap + git http-backend'}`)
-  const authenticated = cloneUrl.replace('http://', `http://root:${ROOT_TOKEN}@`)
+/**
+ * What the client's side of git over HTTP costs by itself: the same operation against a server
+ * that only sends back answers Ingot gave before, beside plain git, and Ingot beside that.
+ */
+function replayFloorRow(operation: string, replay: number, local: number, ingot: number): Row {
+  return {
+    metric: `git: ${operation} from a server replaying Ingot's answers beside plain git (the client's floor), and Ingot beside it`,
+    value: `${ms(replay)} vs ${ms(local)}: ${signedMs(replay - local)}; Ingot ${signedMs(ingot - replay)}`, target: '', ok: null,
+  }
+}
+
+async function measurePushes(work: string, fixtureS: string, projectId: number, cloneUrl: string, replayUrl: string, cgiUrl: string | null): Promise<Row[]> {
+  log(`[git] pushes of one commit: Ingot, git push file://, Ingot's answers replayed${cgiUrl === null ? '' : ', nginx + fcgiwrap + git http-backend'}`)
+  const withCredentials = (url: string) => url.replace('http://', `http://root:${ROOT_TOKEN}@`)
+  const authenticated = withCredentials(cloneUrl)
   const localBare = path.join(work, 'S-copy.git')
   await timed('git', ['clone', '--bare', '--quiet', fixtureS, localBare])
-  const pushes = { ingot: path.join(work, 'push-ingot'), local: path.join(work, 'push-local'), cgi: path.join(work, 'push-cgi') }
+  const pushes = { ingot: path.join(work, 'push-ingot'), local: path.join(work, 'push-local'), cgi: path.join(work, 'push-cgi'), replay: path.join(work, 'push-replay') }
   await timed('git', ['clone', '--quiet', authenticated, pushes.ingot])
+  await timed('git', ['clone', '--quiet', withCredentials(replayUrl), pushes.replay])
   await timed('git', ['clone', '--quiet', `file://${localBare}`, pushes.local])
   if (cgiUrl !== null) await timed('git', ['clone', '--quiet', cgiUrl, pushes.cgi])
   const identity = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' }
@@ -525,10 +562,14 @@ async function measurePushes(work: string, fixtureS: string, projectId: number, 
   const ingotTimes: number[] = []
   const localTimes: number[] = []
   const cgiTimes: number[] = []
+  const replayTimes: number[] = []
   const eventLags: number[] = []
   for (let i = 0; i < 15; i++) {
     await commitIn(pushes.local, i)
     localTimes.push(await timed('git', ['push', '--quiet', '--receive-pack', 'taskset -c 0 git-receive-pack', 'origin', 'HEAD:master'], { cwd: pushes.local }))
+    // The first push goes on to Ingot (into the replay's own project), to learn the answers.
+    await commitIn(pushes.replay, i)
+    replayTimes.push(await timed('git', ['push', '--quiet', 'origin', 'HEAD:master'], { cwd: pushes.replay }))
     if (cgiUrl !== null) {
       await commitIn(pushes.cgi, i)
       cgiTimes.push(await timed('git', ['push', '--quiet', 'origin', 'HEAD:master'], { cwd: pushes.cgi }))
@@ -551,6 +592,7 @@ async function measurePushes(work: string, fixtureS: string, projectId: number, 
   const lag = median(eventLags.slice(5))
   return [
     { metric: 'git: push of one commit to S through Ingot beside `git push file://` (median of 10)', value: `${ms(ingot)} vs ${ms(local)}: ${signedMs(ingot - local)}`, target: '≤ +20 ms', ok: ingot - local <= 20 },
+    replayFloorRow('push of one commit to S', median(replayTimes.slice(5)), local, ingot),
     ...(cgiUrl === null ? [] : [httpFloorRow('push of one commit to S', median(cgiTimes.slice(5)), local, ingot)]),
     { metric: 'git: push-to-event: `pushed` event listed after `git push` returns (p50)', value: ms(lag), target: '< 50 ms', ok: lag < 50 },
   ]
