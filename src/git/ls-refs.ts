@@ -100,7 +100,7 @@ interface Listed {
  * in byte order of their names, each with `symref-target:` and `peeled:` as asked.
  */
 export async function answerLsRefs(gitDir: string, args: LsRefsArguments, objects: ObjectReader): Promise<Buffer | null> {
-  const snapshot = await readRefs(gitDir)
+  const snapshot = readRefs(gitDir)
   // Hidden refs (uploadpack.hideRefs, transfer.hideRefs) and `lsrefs.unborn` are git's to apply.
   if (snapshot === null || snapshot.head === null || /hiderefs|lsrefs/i.test(snapshot.configText)) return null
   const matches = (name: string) => args.refPrefixes.length === 0 || args.refPrefixes.some((prefix) => name.startsWith(prefix))

@@ -232,7 +232,7 @@ function pushAdvertisement(options: ServiceOptions, onExit: () => void): AsyncGe
 }
 
 async function ownPushAdvertisement(options: ServiceOptions): Promise<{ advertisement: Buffer | null; capabilitiesKey: string | null }> {
-  const snapshot = await readRefs(options.gitDir)
+  const snapshot = readRefs(options.gitDir)
   // Hidden refs configured in the repository would be git's to apply.
   if (snapshot === null || /hiderefs/i.test(snapshot.configText)) return { advertisement: null, capabilitiesKey: null }
   const capabilitiesKey = pushCapabilitiesKey(options, snapshot.configText)
