@@ -13,6 +13,7 @@ import { CatFilePool } from '../../src/git/cat-file.js'
 import { answerLsRefs, isLsRefsRequest, parseLsRefs } from '../../src/git/ls-refs.js'
 import { pktLine } from '../../src/git/pkt-line.js'
 import { outputOf, startService } from '../../src/git/smart-http.js'
+import { plainGit } from '../helpers/git.js'
 
 const run = promisify(execFile)
 
@@ -51,13 +52,7 @@ describe('ls-refs without git', () => {
   let counter = 0
   const objects = new CatFilePool()
 
-  const git = async (...args: string[]) => (await run('git', [
-    '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', '--git-dir', gitDir, ...args,
-  ], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, GIT_CONFIG_NOSYSTEM: '1' } })).stdout.trim()
-  const commit = async (message: string, parent?: string) => {
-    const tree = await git('hash-object', '-t', 'tree', '-w', '/dev/null')
-    return git('commit-tree', tree, '-m', message, ...(parent === undefined ? [] : ['-p', parent]))
-  }
+  const { git, commit } = plainGit(() => scratch, () => gitDir)
   /** An object written as it is, unchecked (a tag naming a missing object). */
   const writeObject = async (type: string, content: string) => {
     const file = path.join(scratch, `object-${counter}`)

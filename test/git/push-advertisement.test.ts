@@ -11,6 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { gitProcessCounts } from '../../src/git/processes.js'
+import { plainGit } from '../helpers/git.js'
 import { advertiseRefs, type ServiceOptions } from '../../src/git/smart-http.js'
 
 const run = promisify(execFile)
@@ -20,13 +21,7 @@ describe('receive-pack advertisement without git', () => {
   let gitDir: string
   let counter = 0
 
-  const git = async (...args: string[]) => (await run('git', [
-    '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', '--git-dir', gitDir, ...args,
-  ], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, GIT_CONFIG_NOSYSTEM: '1' } })).stdout.trim()
-  const commit = async (message: string, parent?: string) => {
-    const tree = await git('hash-object', '-t', 'tree', '-w', '/dev/null')
-    return git('commit-tree', tree, '-m', message, ...(parent === undefined ? [] : ['-p', parent]))
-  }
+  const { git, commit } = plainGit(() => scratch, () => gitDir)
   const options = (): ServiceOptions => ({
     gitDir, protocol: null, hooksDir: path.join(scratch, 'hooks'), timeoutMs: 60_000, idleTimeoutMs: 60_000,
   })

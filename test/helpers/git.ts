@@ -1,8 +1,12 @@
 // Repositories for tests: commits written straight into a project's bare repository (no push, so
 // no events or default-branch bookkeeping), each branch moved by compare-and-swap.
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import type { TestApp } from './app.js'
 import { NULL_OID, type GitRepository } from '../../src/git/repository.js'
 import { writeCommit, type Identity, type TreeChange } from '../../src/git/write.js'
+
+const run = promisify(execFile)
 
 export const TEST_AUTHOR: Identity = { name: 'Ada Lovelace', email: 'ada@example.com' }
 
@@ -64,4 +68,20 @@ export async function writeCommitLine(repo: GitRepository, line: CommitLine): Pr
   const ids = (await repo.run(['fast-import', '--quiet'], { input: stream })).split('\n').filter((id) => id !== '')
   if (ids.length !== line.count) throw new Error(`fast-import wrote ${ids.length} of ${line.count} commits`)
   return ids
+}
+
+/**
+ * git on a bare repository of a test's own, run as a user's git would run it (no system or user
+ * configuration, `home` for HOME): `git(...args)` on the repository `gitDir()` names at the call,
+ * and `commit(message, parent?)`, a commit of the empty tree.
+ */
+export function plainGit(home: () => string, gitDir: () => string) {
+  const git = async (...args: string[]) => (await run('git', [
+    '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', '--git-dir', gitDir(), ...args,
+  ], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home(), GIT_CONFIG_NOSYSTEM: '1' } })).stdout.trim()
+  const commit = async (message: string, parent?: string) => {
+    const tree = await git('hash-object', '-t', 'tree', '-w', '/dev/null')
+    return git('commit-tree', tree, '-m', message, ...(parent === undefined ? [] : ['-p', parent]))
+  }
+  return { git, commit }
 }
