@@ -68,7 +68,10 @@ export interface Verdict {
 
 export interface HookHandlers {
   preReceive(request: PreReceiveRequest): Promise<Verdict>
-  /** The allowed updates that took effect, called once receive-pack is done; the push's answer ends once this settles. */
+  /**
+   * The allowed updates that took effect, called once receive-pack's report is whole (or, with no
+   * report, once it has exited); the push's answer ends once this settles.
+   */
   pushed(updates: HookRefUpdate[]): Promise<void>
   /**
    * The object a ref names now (null: no such ref), for a client that asked for no report: then
@@ -83,7 +86,10 @@ export interface HookHandlers {
 export interface PushWatch {
   /** Each chunk of receive-pack's stdout, in order, as it goes to the client. */
   observe(chunk: Buffer): void
-  /** Once receive-pack has exited and all its output was observed: records what took effect. */
+  /**
+   * Records what took effect, once: begun by observe as soon as the report is whole, or else
+   * called once receive-pack has exited and all its output was observed; settles when recorded.
+   */
   finish(): Promise<void>
 }
 
@@ -175,12 +181,17 @@ export function serveHooks(fromHooks: Readable, toHooks: Writable, handlers: Hoo
   }
 
   let finished: Promise<void> | null = null
+  const finish = () => (finished ??= (async () => {
+    if (allowed.length === 0) return
+    const updates = await tookEffect()
+    if (updates.length > 0) await handlers.pushed(updates)
+  })().catch((err: unknown) => handlers.onError(err)))
   return {
-    observe: (chunk) => report.observe(chunk),
-    finish: () => (finished ??= (async () => {
-      if (allowed.length === 0) return
-      const updates = await tookEffect()
-      if (updates.length > 0) await handlers.pushed(updates)
-    })().catch((err: unknown) => handlers.onError(err))),
+    observe: (chunk) => {
+      report.observe(chunk)
+      // The refs have moved once the report is whole: recording starts while receive-pack exits.
+      if (report.refs() !== null) void finish()
+    },
+    finish,
   }
 }
