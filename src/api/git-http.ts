@@ -4,7 +4,9 @@
 // (auth/git-credentials.ts), 401 with a challenge so git asks for credentials, 404 for a private
 // project the caller cannot see, 403 with the original's sentences (shown by git as `remote: …`),
 // and pushes decided by the one push check (refusalOf) from receive-pack's pre-receive hook, then
-// recorded by afterPush from its report before the answer ends. Bodies stream both ways; a pack is
+// recorded by afterPush from its report before the answer ends. A pusher's advertisement, once
+// answered, starts the receive-pack its POST takes (git/receive-pack-prestarts.ts), so that the
+// fork happens while the client packs. Bodies stream both ways; a pack is
 // never held. A clone's or fetch's first request in protocol v2 (`ls-refs`) is read whole and
 // answered without git where git/ls-refs.ts can.
 // A project's wiki is served the same way at `<full_path>.wiki.git`: readable with the wiki
@@ -28,6 +30,7 @@ import { refusalOf } from '../services/push/check-push.js'
 import { markWikiActivity } from '../services/wikis/wiki-commits.js'
 import type { HookHandlers, PushWatch } from '../git/hooks.js'
 import { answerLsRefs, isLsRefsRequest, parseLsRefs, type ObjectReader } from '../git/ls-refs.js'
+import { ReceivePackPrestarts } from '../git/receive-pack-prestarts.js'
 import type { GitRepository } from '../git/repository.js'
 import { getApplicationSettings } from '../services/settings.js'
 import { checkGitAccess, GitAccessDenied, type GitAccessor } from '../services/git-access/git-access.js'
@@ -178,6 +181,8 @@ interface ServiceTarget {
   repository: GitRepository
   /** The part of the request body already read, or null. */
   bodyStart: Buffer | null
+  /** Starts git for the request (or hands over one started for it). */
+  start: () => ServiceProcess
 }
 
 /**
@@ -193,7 +198,7 @@ function runService(req: FastifyRequest, reply: FastifyReply, service: GitServic
   const { subject, actor: pusher } = authorized
   // (authorize() answered anonymous pushes with a challenge already.)
   if (service === 'git-receive-pack' && pusher === null) throw challenge()
-  const proc = startService(service, options)
+  const proc = target.start()
   const { child } = proc
   child.once('close', release)
   child.once('error', release)
@@ -283,8 +288,12 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
   const ctx = app.ingot
   const hooksDir = await installHooks(path.join(ctx.config.dataDir, 'git-hooks'))
   const slots = gitServiceSlotsOf(ctx)
+  const receivePacks = new ReceivePackPrestarts()
   const routes = new WeakMap<FastifyRequest, GitRoute>()
-  app.addHook('onClose', async () => closePackObjectsCache(ctx))
+  app.addHook('onClose', async () => {
+    receivePacks.close()
+    await closePackObjectsCache(ctx)
+  })
 
   // Bodies are git's to read, unparsed and unbuffered: no parser of the API applies here.
   app.removeAllContentTypeParsers()
@@ -351,6 +360,10 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
           : new GitHttpError(503, BUSY_MESSAGES.server, false, BUSY_RETRY_AFTER_S)
       }
       if (route.action === 'info/refs') {
+        // An authorized push's POST comes next: its receive-pack starts once this is answered.
+        if (gitService === 'git-receive-pack' && authorized.actor !== null) {
+          reply.raw.once('finish', () => { if (reply.statusCode === 200) receivePacks.prestart(options) })
+        }
         return reply.headers(NO_CACHE_HEADERS).type(advertisementType(gitService)).send(Readable.from(advertiseRefs(gitService, options, slot.release)))
       }
       try {
@@ -360,7 +373,8 @@ const gitHttp: FastifyPluginAsync = async (app: FastifyInstance) => {
           slot.release()
           return reply.headers(NO_CACHE_HEADERS).type(resultType(gitService)).send(answer)
         }
-        return runService(req, reply, gitService, options, { authorized, repository, bodyStart }, slot.release)
+        const start = () => (gitService === 'git-receive-pack' ? receivePacks.take(options) : null) ?? startService(gitService, options)
+        return runService(req, reply, gitService, options, { authorized, repository, bodyStart, start }, slot.release)
       } catch (err) {
         slot.release() // refused, or answered, before git started
         throw err

@@ -20,6 +20,7 @@ import { DEVELOPER, GUEST, MAINTAINER, REPORTER } from '../../src/policies/acces
 import { projectFullPath } from '../helpers/projects.js'
 import { STATISTICS_REFRESH_DELAY_MS } from '../../src/services/projects/refresh-statistics.js'
 import { gitProcessCounts } from '../../src/git/processes.js'
+import { until } from '../helpers/jobs.js'
 
 /** The password makeUser gives every user. */
 const PASSWORD = 'password1234'
@@ -403,6 +404,39 @@ describe('git smart HTTP', () => {
       assert.match(result.stderr, /git< [0-9a-f]{40} refs\/heads\/first\\0report-status /)
       assert.doesNotMatch(result.stderr, /refs\/merge-requests/)
       assert.equal(await refOnServer(project, 'refs/heads/master'), second)
+    })
+
+    it('starts the POST\'s receive-pack once a pusher\'s advertisement is answered, and the POST takes it', async () => {
+      const { project } = await projectWithCommit('private')
+      const reporter = await makeUser(t)
+      await makeMember(t, { type: 'project', id: project.id }, reporter, REPORTER)
+      const dir = await cloneOf(project, login(owner))
+      await commitIn(dir, 'one.txt', '1\n')
+      await client.ok(['push', 'origin', 'HEAD:refs/heads/master'], { cwd: dir })
+      const receivePacks = () => ({ running: 0, started: 0, ...gitProcessCounts().get('receive-pack') })
+      const advertisementUrl = `${client.baseUrl}/${await fullPathOf(project)}.git/info/refs?service=git-receive-pack`
+      const advertise = async (user: TestUser | null) => {
+        const res = await fetch(advertisementUrl, user === null ? {} : {
+          headers: { authorization: `Basic ${Buffer.from(`${user.user.username}:${PASSWORD}`).toString('base64')}` },
+        })
+        await res.arrayBuffer()
+        return res.status
+      }
+      const idle = receivePacks()
+      assert.equal(await advertise(null), 401)
+      assert.equal(await advertise(reporter), 403)
+      assert.equal(await advertise(owner), 200)
+      // Started once the answer has gone, so the client may read it first.
+      await until(() => receivePacks().running > idle.running, 'the started receive-pack')
+      const waiting = receivePacks()
+      assert.equal(waiting.started, idle.started + 1, 'only the pusher\'s advertisement starts one')
+      // The push's own advertisement finds one waiting, and its POST takes that one.
+      const second = await commitIn(dir, 'two.txt', '2\n')
+      await client.ok(['push', 'origin', 'HEAD:refs/heads/master'], { cwd: dir })
+      assert.equal(receivePacks().started, waiting.started)
+      assert.equal(await refOnServer(project, 'refs/heads/master'), second)
+      const [event] = await pushEvents(project)
+      assert.equal(event?.push_data.commit_to, second, 'recorded before the push returned')
     })
 
     it('lets a Developer push a branch, and records commit counts of later pushes', async () => {
