@@ -36,7 +36,12 @@ export class ReceivePackPrestarts {
   prestart(options: ServiceOptions): void {
     const key = keyOf(options)
     if (this.waiting.has(key) || this.waiting.size >= this.limit) return
-    const service = startService('git-receive-pack', options)
+    let service: ServiceProcess
+    try {
+      service = startService('git-receive-pack', options)
+    } catch {
+      return // (the POST starts its own, and answers for a failure)
+    }
     // Taken after waiting up to half its idle limit, it still has the other half to be given data.
     const timer = setTimeout(() => this.stop(key, service), Math.min(this.keepMs, options.idleTimeoutMs / 2)).unref()
     const forget = () => {
