@@ -44,11 +44,7 @@ export class ReceivePackPrestarts {
     }
     // Taken after waiting up to half its idle limit, it still has the other half to be given data.
     const timer = setTimeout(() => this.stop(key, service), Math.min(this.keepMs, options.idleTimeoutMs / 2)).unref()
-    const forget = () => {
-      if (this.waiting.get(key)?.service !== service) return
-      clearTimeout(timer)
-      this.waiting.delete(key)
-    }
+    const forget = () => this.forget(key, service)
     service.child.once('exit', forget)
     // A failed start is told by 'error'; a listener keeps it from being thrown.
     service.child.once('error', forget)
@@ -60,8 +56,7 @@ export class ReceivePackPrestarts {
     const key = keyOf(options)
     const entry = this.waiting.get(key)
     if (entry === undefined) return null
-    clearTimeout(entry.timer)
-    this.waiting.delete(key)
+    this.forget(key, entry.service)
     return hasExited(entry.service) || entry.service.child.pid === undefined ? null : entry.service
   }
 
@@ -71,11 +66,15 @@ export class ReceivePackPrestarts {
   }
 
   private stop(key: string, service: ServiceProcess): void {
-    const entry = this.waiting.get(key)
-    if (entry?.service === service) {
-      clearTimeout(entry.timer)
-      this.waiting.delete(key)
-    }
+    this.forget(key, service)
     if (!hasExited(service)) service.child.kill()
+  }
+
+  /** No longer waiting: `service` if it still holds the place of `key`. */
+  private forget(key: string, service: ServiceProcess): void {
+    const entry = this.waiting.get(key)
+    if (entry?.service !== service) return
+    clearTimeout(entry.timer)
+    this.waiting.delete(key)
   }
 }
